@@ -1,0 +1,712 @@
+#!/usr/bin/env python3
+"""Export the `.pte` test fixtures used by the C++ runtime's tests.
+
+Every fixture is a small PyTorch model that is exported twice with the
+upstream ExecuTorch exporter:
+
+* ``portable.pte``: no partitioner, every operator runs as a kernel call.
+* ``xnnpack.pte``: lowered with ``XnnpackPartitioner`` (fully or partially
+  delegated to ``XnnpackBackend``).
+
+For every method and test case the inputs and the *eager PyTorch* reference
+outputs are written as ``.npy`` files, and ``tests/fixtures/manifest.json``
+describes all of it. Each exported program is also run through upstream's
+Python runtime (``executorch.runtime``) and checked against the eager
+references; the script fails if upstream itself does not match.
+
+Run it with the separate export virtualenv described in
+``tests/fixtures/README.md``::
+
+    ../exportenv/bin/python scripts/export_fixtures.py
+
+Options: ``--out DIR`` (default ``tests/fixtures``), ``--only NAME`` (repeatable),
+``--no-verify`` (skip the upstream runtime check).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import shutil
+import sys
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = REPO_ROOT / "tests" / "fixtures"
+MANIFEST_FORMAT_VERSION = 1
+
+Case = tuple[torch.Tensor, ...]
+
+
+@dataclass
+class MethodSpec:
+    """One method of a fixture program."""
+
+    module: nn.Module
+    cases: list[Case]
+    dynamic_shapes: Any = None
+
+
+@dataclass
+class Fixture:
+    """A model (one or more methods) plus its test cases and tolerances."""
+
+    name: str
+    description: str
+    methods: dict[str, MethodSpec]
+    atol: float = 1e-5
+    rtol: float = 1e-5
+    dynamic: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------
+# Models
+# --------------------------------------------------------------------------
+
+
+class Mlp(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(8, 16)
+        self.fc2 = nn.Linear(16, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class AddMul(nn.Module):
+    """The README example: ``linear(relu(x * 2 + 1))``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(4, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.linear(torch.relu(x * 2 + 1))
+
+
+class Elementwise(nn.Module):
+    """Broadcasting binary ops and a set of unary ops; ``b`` is kept away from 0."""
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        s = a + b
+        d = a - b
+        m = a * b
+        q = a / b
+        u = torch.relu(s) + torch.sigmoid(d) + torch.tanh(m)
+        u = u + torch.exp(torch.clamp(q, -3.0, 3.0))
+        u = u + torch.abs(d) + torch.neg(m)
+        u = u + torch.sqrt(torch.abs(a) + 1.0)
+        u = u + torch.maximum(a, b) - torch.minimum(a, b)
+        u = u + torch.where(a > b, a, b)
+        return torch.clamp(u, min=-10.0, max=10.0)
+
+
+class Cnn(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(8, 16, 3, stride=2)
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.pool(torch.relu(self.bn1(self.conv1(x))))
+        x = torch.relu(self.conv2(x))
+        x = self.gap(x).flatten(1)
+        return self.fc(x)
+
+
+class Transformer(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(
+            d_model=32, nhead=4, dim_feedforward=64, dropout=0.0, batch_first=True
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layer(x)
+
+
+def conv_bn(
+    cin: int, cout: int, kernel: int, stride: int = 1, groups: int = 1
+) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, kernel, stride, kernel // 2, groups=groups, bias=False),
+        nn.BatchNorm2d(cout),
+    )
+
+
+class InvertedResidual(nn.Module):
+    def __init__(self, channels: int, expand: int) -> None:
+        super().__init__()
+        hidden = channels * expand
+        self.expand = conv_bn(channels, hidden, 1)
+        self.depthwise = conv_bn(hidden, hidden, 3, groups=hidden)
+        self.project = conv_bn(hidden, channels, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = nn.functional.relu6(self.expand(x))
+        y = nn.functional.hardswish(self.depthwise(y))
+        return x + self.project(y)
+
+
+class MobileNet(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = conv_bn(3, 8, 3, stride=2)
+        self.block = InvertedResidual(8, 2)
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = nn.functional.relu6(self.stem(x))
+        x = self.block(x)
+        x = x.mean(dim=(2, 3))
+        return self.fc(x)
+
+
+class Affine(nn.Module):
+    """``forward`` of multi_method: ``x @ W + b``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(4, 5))
+        self.bias = nn.Parameter(torch.randn(5))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x @ self.weight + self.bias
+
+
+class Encode(nn.Module):
+    """``encode`` of multi_method: ``relu(x) * 3``."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x) * 3
+
+
+class DynamicBatch(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(6, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.fc(x))
+
+
+class Int64Input(nn.Module):
+    """Embedding lookup on int64 ids plus an int64 elementwise add.
+
+    Outputs: ``emb(ids).sum(-1) + offsets`` (float32) and ``ids + offsets``
+    (int64).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+
+    def forward(
+        self, ids: torch.Tensor, offsets: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        summed = self.emb(ids).sum(dim=-1) + offsets.to(torch.float32)
+        return summed, ids + offsets
+
+
+class MultiOutput(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(4, 3))
+
+    def forward(
+        self, x: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return x + 1, x.sum(dim=1), torch.relu(x) @ self.weight
+
+
+# --------------------------------------------------------------------------
+# Fixture definitions
+# --------------------------------------------------------------------------
+
+
+def randomize_batchnorm(module: nn.Module, gen: torch.Generator) -> None:
+    """Give BatchNorm layers non-trivial statistics and affine parameters."""
+    for m in module.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            n = m.num_features
+            with torch.no_grad():
+                m.running_mean.copy_(torch.randn(n, generator=gen) * 0.1)
+                m.running_var.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)
+                m.weight.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)
+                m.bias.copy_(torch.randn(n, generator=gen) * 0.1)
+
+
+def randn(gen: torch.Generator, *shape: int) -> torch.Tensor:
+    return torch.randn(*shape, generator=gen, dtype=torch.float32)
+
+
+def away_from_zero(gen: torch.Generator, *shape: int) -> torch.Tensor:
+    """Random values with ``|v| >= 0.5`` (safe divisors)."""
+    v = randn(gen, *shape)
+    return torch.sign(v + (v == 0).float()) * (v.abs() + 0.5)
+
+
+def build_fixtures() -> list[Fixture]:
+    fixtures: list[Fixture] = []
+
+    def seeded(seed: int) -> torch.Generator:
+        torch.manual_seed(seed)
+        return torch.Generator().manual_seed(seed + 1000)
+
+    g = seeded(1)
+    mlp = Mlp().eval()
+    fixtures.append(
+        Fixture(
+            name="mlp",
+            description="Linear(8->16) + ReLU + Linear(16->4); input [2,8].",
+            methods={
+                "forward": MethodSpec(mlp, [(randn(g, 2, 8),), (randn(g, 2, 8) * 3,)])
+            },
+        )
+    )
+
+    g = seeded(2)
+    add_mul = AddMul().eval()
+    fixtures.append(
+        Fixture(
+            name="add_mul",
+            description="README example: linear(relu(x * 2 + 1)), Linear(4->3); "
+            "input [2,4].",
+            methods={
+                "forward": MethodSpec(add_mul, [(randn(g, 2, 4),), (randn(g, 2, 4),)])
+            },
+        )
+    )
+
+    g = seeded(3)
+    fixtures.append(
+        Fixture(
+            name="elementwise",
+            description="Broadcasting add/sub/mul/div of [3,4] and [4], relu, "
+            "sigmoid, tanh, exp, abs, neg, sqrt, clamp, maximum, minimum, "
+            "where(a > b).",
+            methods={
+                "forward": MethodSpec(
+                    Elementwise().eval(),
+                    [
+                        (randn(g, 3, 4), away_from_zero(g, 4)),
+                        (randn(g, 3, 4) * 2, away_from_zero(g, 4)),
+                    ],
+                )
+            },
+        )
+    )
+
+    g = seeded(4)
+    cnn = Cnn().eval()
+    randomize_batchnorm(cnn, g)
+    fixtures.append(
+        Fixture(
+            name="cnn",
+            description="Conv2d(3->8,3x3,pad 1) + BatchNorm2d + ReLU + MaxPool2d(2) "
+            "+ Conv2d(8->16,3x3,stride 2) + ReLU + AdaptiveAvgPool2d(1) + "
+            "Linear(16->10); input [1,3,16,16].",
+            methods={"forward": MethodSpec(cnn, [(randn(g, 1, 3, 16, 16),)])},
+            atol=1e-4,
+            rtol=1e-4,
+        )
+    )
+
+    g = seeded(5)
+    fixtures.append(
+        Fixture(
+            name="transformer",
+            description="nn.TransformerEncoderLayer(d_model=32, nhead=4, "
+            "dim_feedforward=64, batch_first=True, dropout=0) in eval; input "
+            "[1,6,32]. Partially delegated in the XNNPACK program.",
+            methods={
+                "forward": MethodSpec(Transformer().eval(), [(randn(g, 1, 6, 32),)])
+            },
+            atol=1e-4,
+            rtol=1e-4,
+        )
+    )
+
+    g = seeded(6)
+    mobilenet = MobileNet().eval()
+    randomize_batchnorm(mobilenet, g)
+    fixtures.append(
+        Fixture(
+            name="mobilenet",
+            description="Tiny MobileNet-V2-style net: conv stem 3->8 stride 2 + BN "
+            "+ ReLU6, inverted residual (1x1 expand 8->16 + BN + ReLU6, depthwise "
+            "3x3 + BN + hardswish, 1x1 project 16->8 + BN, residual add), global "
+            "mean, Linear(8->10); input [1,3,32,32].",
+            methods={"forward": MethodSpec(mobilenet, [(randn(g, 1, 3, 32, 32),)])},
+            atol=1e-4,
+            rtol=1e-4,
+        )
+    )
+
+    g = seeded(7)
+    fixtures.append(
+        Fixture(
+            name="multi_method",
+            description="One program with two methods: forward(x[2,4]) = x @ W[4,5] "
+            "+ b[5]; encode(x[3,4]) = relu(x) * 3.",
+            methods={
+                "forward": MethodSpec(Affine().eval(), [(randn(g, 2, 4),)]),
+                "encode": MethodSpec(
+                    Encode().eval(), [(randn(g, 3, 4),), (randn(g, 3, 4),)]
+                ),
+            },
+        )
+    )
+
+    g = seeded(8)
+    batch = torch.export.Dim("batch", min=1, max=8)
+    fixtures.append(
+        Fixture(
+            name="dynamic_batch",
+            description="relu(Linear(6->5)) with a dynamic batch dim (1..8); "
+            "exported with example batch 2, cases with batch 1, 3 and 8. Output "
+            "shape follows the input batch.",
+            methods={
+                "forward": MethodSpec(
+                    DynamicBatch().eval(),
+                    [(randn(g, 1, 6),), (randn(g, 3, 6),), (randn(g, 8, 6),)],
+                    dynamic_shapes=({0: batch},),
+                )
+            },
+            dynamic=True,
+        )
+    )
+
+    g = seeded(9)
+    fixtures.append(
+        Fixture(
+            name="int64_input",
+            description="Embedding(20,8) on int64 ids [2,5], sum over the last dim, "
+            "plus a second int64 input [2,5]. Outputs: emb(ids).sum(-1) + "
+            "offsets (float32 [2,5]) and ids + offsets (int64 [2,5]).",
+            methods={
+                "forward": MethodSpec(
+                    Int64Input().eval(),
+                    [
+                        (
+                            torch.randint(0, 20, (2, 5), generator=g),
+                            torch.randint(-3, 4, (2, 5), generator=g),
+                        ),
+                        (
+                            torch.randint(0, 20, (2, 5), generator=g),
+                            torch.randint(-3, 4, (2, 5), generator=g),
+                        ),
+                    ],
+                )
+            },
+        )
+    )
+
+    g = seeded(10)
+    fixtures.append(
+        Fixture(
+            name="multi_output",
+            description="Returns a tuple of 3 outputs for x [2,4]: x + 1 [2,4], "
+            "x.sum(dim=1) [2], relu(x) @ W[4,3] [2,3].",
+            methods={
+                "forward": MethodSpec(
+                    MultiOutput().eval(), [(randn(g, 2, 4),), (randn(g, 2, 4),)]
+                )
+            },
+        )
+    )
+
+    return fixtures
+
+
+# --------------------------------------------------------------------------
+# Export
+# --------------------------------------------------------------------------
+
+
+def export_methods(fixture: Fixture) -> dict[str, torch.export.ExportedProgram]:
+    eps: dict[str, torch.export.ExportedProgram] = {}
+    for method_name, spec in fixture.methods.items():
+        example = spec.cases[0]
+        if spec.dynamic_shapes is not None:
+            # Export with an example that is not a specialisable size (1).
+            example = tuple(
+                torch.zeros((2, *t.shape[1:]), dtype=t.dtype) for t in example
+            )
+        with torch.no_grad():
+            eps[method_name] = torch.export.export(
+                spec.module, example, dynamic_shapes=spec.dynamic_shapes, strict=False
+            )
+    return eps
+
+
+def lower(
+    eps: dict[str, torch.export.ExportedProgram], variant: str
+) -> Any:  # executorch.exir.ExecutorchProgramManager
+    from executorch.exir import to_edge, to_edge_transform_and_lower
+
+    if variant == "portable":
+        edge = to_edge(eps)
+    elif variant == "xnnpack":
+        from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+            XnnpackPartitioner,
+        )
+
+        edge = to_edge_transform_and_lower(eps, partitioner=[XnnpackPartitioner()])
+    else:
+        raise ValueError(variant)
+    return edge.to_executorch()
+
+
+def operator_names(program: Any) -> list[str]:
+    """Operator names with overload, as the runtime's kernel registry sees them."""
+    names: set[str] = set()
+    for plan in program.execution_plan:
+        for op in plan.operators:
+            names.add(f"{op.name}.{op.overload}" if op.overload else op.name)
+    return sorted(names)
+
+
+def delegate_info(program: Any) -> tuple[list[str], int]:
+    """Return (sorted backend ids, number of DelegateCall instructions)."""
+    from executorch.exir.schema import DelegateCall
+
+    ids: set[str] = set()
+    calls = 0
+    for plan in program.execution_plan:
+        ids.update(d.id for d in plan.delegates)
+        for chain in plan.chains:
+            for instr in chain.instructions:
+                if isinstance(instr.instr_args, DelegateCall):
+                    calls += 1
+    return sorted(ids), calls
+
+
+def to_numpy(t: torch.Tensor) -> np.ndarray:
+    arr = np.ascontiguousarray(t.detach().cpu().numpy())
+    return arr.astype(arr.dtype.newbyteorder("<"), copy=False)
+
+
+def save_npy(path: Path, t: torch.Tensor) -> dict[str, Any]:
+    arr = to_numpy(t)
+    np.save(path, arr, allow_pickle=False)
+    return {"file": path.name, "dtype": str(arr.dtype), "shape": list(arr.shape)}
+
+
+def as_tuple(out: Any) -> tuple[torch.Tensor, ...]:
+    if isinstance(out, torch.Tensor):
+        return (out,)
+    return tuple(out)
+
+
+def compare(
+    got: Sequence[Any], want: Sequence[torch.Tensor], atol: float, rtol: float
+) -> list[str]:
+    problems: list[str] = []
+    if len(got) != len(want):
+        return [f"output count {len(got)} != {len(want)}"]
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        g_arr = to_numpy(g) if isinstance(g, torch.Tensor) else np.asarray(g)
+        w_arr = to_numpy(w)
+        if g_arr.dtype != w_arr.dtype or g_arr.shape != w_arr.shape:
+            problems.append(
+                f"out{i}: {g_arr.dtype}{list(g_arr.shape)} != "
+                f"{w_arr.dtype}{list(w_arr.shape)}"
+            )
+            continue
+        if np.issubdtype(w_arr.dtype, np.floating):
+            ok = np.allclose(g_arr, w_arr, atol=atol, rtol=rtol)
+        else:
+            ok = np.array_equal(g_arr, w_arr)
+        if not ok:
+            err = np.max(np.abs(g_arr.astype(np.float64) - w_arr.astype(np.float64)))
+            problems.append(f"out{i}: max abs err {err:.3g}")
+    return problems
+
+
+def max_abs_err(got: Sequence[Any], want: Sequence[torch.Tensor]) -> float:
+    worst = 0.0
+    for g, w in zip(got, want, strict=False):
+        g_arr = to_numpy(g).astype(np.float64)
+        w_arr = to_numpy(w).astype(np.float64)
+        if g_arr.shape == w_arr.shape and g_arr.size:
+            worst = max(worst, float(np.max(np.abs(g_arr - w_arr))))
+    return worst
+
+
+def verify_with_upstream(
+    pte: Path,
+    fixture: Fixture,
+    references: dict[str, list[tuple[Case, tuple[torch.Tensor, ...]]]],
+) -> tuple[list[str], float]:
+    from executorch.runtime import Runtime
+
+    runtime = Runtime.get()
+    program = runtime.load_program(pte)
+    problems: list[str] = []
+    worst = 0.0
+    for method_name, cases in references.items():
+        for idx, (inputs, outputs) in enumerate(cases):
+            method = program.load_method(method_name)
+            if method is None:
+                problems.append(f"{method_name}: cannot load")
+                break
+            got = method.execute(list(inputs))
+            for p in compare(got, outputs, fixture.atol, fixture.rtol):
+                problems.append(f"{method_name} case{idx} {p}")
+            worst = max(worst, max_abs_err(got, outputs))
+    return problems, worst
+
+
+def export_fixture(fixture: Fixture, out_root: Path, verify: bool) -> dict[str, Any]:
+    out_dir = out_root / fixture.name
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    out_dir.mkdir(parents=True)
+
+    # Eager references.
+    references: dict[str, list[tuple[Case, tuple[torch.Tensor, ...]]]] = {}
+    methods_json: dict[str, Any] = {}
+    for method_name, spec in fixture.methods.items():
+        cases_json = []
+        references[method_name] = []
+        for idx, inputs in enumerate(spec.cases):
+            with torch.no_grad():
+                outputs = as_tuple(spec.module(*inputs))
+            references[method_name].append((inputs, outputs))
+            prefix = f"{method_name}_case{idx}"
+            cases_json.append(
+                {
+                    "inputs": [
+                        save_npy(out_dir / f"{prefix}_in{i}.npy", t)
+                        for i, t in enumerate(inputs)
+                    ],
+                    "outputs": [
+                        save_npy(out_dir / f"{prefix}_out{i}.npy", t)
+                        for i, t in enumerate(outputs)
+                    ],
+                }
+            )
+        methods_json[method_name] = {"cases": cases_json}
+
+    # Rewrite file paths relative to the fixtures root.
+    for method in methods_json.values():
+        for case in method["cases"]:
+            for entry in case["inputs"] + case["outputs"]:
+                entry["file"] = f"{fixture.name}/{entry['file']}"
+
+    files: dict[str, str] = {}
+    operators: dict[str, list[str]] = {}
+    delegates: dict[str, list[str]] = {}
+    delegate_calls: dict[str, int] = {}
+    sizes: dict[str, int] = {}
+    upstream: dict[str, Any] = {}
+    for variant in ("portable", "xnnpack"):
+        eps = export_methods(fixture)
+        manager = lower(eps, variant)
+        pte = out_dir / f"{variant}.pte"
+        pte.write_bytes(manager.buffer)
+        files[variant] = f"{fixture.name}/{pte.name}"
+        sizes[variant] = pte.stat().st_size
+        program = manager.executorch_program
+        operators[variant] = operator_names(program)
+        delegates[variant], delegate_calls[variant] = delegate_info(program)
+        if verify:
+            problems, worst = verify_with_upstream(pte, fixture, references)
+            upstream[variant] = {"matched": not problems, "max_abs_err": worst}
+            if problems:
+                raise RuntimeError(
+                    f"{fixture.name}/{variant}: upstream runtime mismatch: "
+                    + "; ".join(problems)
+                )
+
+    xnn_calls = delegate_calls["xnnpack"]
+    if xnn_calls == 0:
+        xnn_state = "none"
+    elif operators["xnnpack"]:
+        xnn_state = "partial"
+    else:
+        xnn_state = "full"
+
+    entry: dict[str, Any] = {
+        "name": fixture.name,
+        "description": fixture.description,
+        "files": files,
+        "methods": methods_json,
+        "atol": fixture.atol,
+        "rtol": fixture.rtol,
+        "operators": operators,
+        "delegates": delegates,
+        "delegate_calls": delegate_calls,
+        "xnnpack_delegation": xnn_state,
+        "dynamic": fixture.dynamic,
+    }
+    print(
+        f"{fixture.name}: sizes={sizes} xnnpack={xnn_state} "
+        f"(delegate calls {xnn_calls}) upstream={upstream}",
+        flush=True,
+    )
+    return entry
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--no-verify", action="store_true")
+    args = parser.parse_args(argv)
+
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    warnings.filterwarnings("ignore", category=UserWarning)
+
+    out_root: Path = args.out
+    out_root.mkdir(parents=True, exist_ok=True)
+    fixtures = build_fixtures()
+    known = {f.name for f in fixtures}
+    unknown = set(args.only) - known
+    if unknown:
+        parser.error(f"unknown fixture(s): {sorted(unknown)}")
+
+    manifest_path = out_root / "manifest.json"
+    previous: dict[str, Any] = {}
+    if args.only and manifest_path.exists():
+        old = json.loads(manifest_path.read_text())
+        previous = {e["name"]: e for e in old.get("fixtures", [])}
+
+    entries: list[dict[str, Any]] = []
+    for fixture in fixtures:
+        if args.only and fixture.name not in args.only:
+            if fixture.name in previous:
+                entries.append(previous[fixture.name])
+            continue
+        entries.append(export_fixture(fixture, out_root, not args.no_verify))
+
+    manifest = {
+        "format_version": MANIFEST_FORMAT_VERSION,
+        "generator": "scripts/export_fixtures.py",
+        "torch_version": torch.__version__,
+        "executorch_version": importlib.metadata.version("executorch"),
+        "fixtures": entries,
+    }
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"wrote {manifest_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
