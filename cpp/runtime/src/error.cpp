@@ -1,0 +1,58 @@
+#include <executorch/runtime/core/error.h>
+#include <executorch/runtime/platform/log.h>
+
+#include <cstdio>
+#include <string>
+
+#include "internal.h"
+
+namespace executorch {
+namespace runtime {
+namespace {
+thread_local std::string t_last_error;
+}
+
+const char* to_string(Error error) {
+  switch (error) {
+    case Error::Ok: return "Ok";
+    case Error::Internal: return "Internal";
+    case Error::InvalidState: return "InvalidState";
+    case Error::EndOfMethod: return "EndOfMethod";
+    case Error::AlreadyLoaded: return "AlreadyLoaded";
+    case Error::NotSupported: return "NotSupported";
+    case Error::NotImplemented: return "NotImplemented";
+    case Error::InvalidArgument: return "InvalidArgument";
+    case Error::InvalidType: return "InvalidType";
+    case Error::OperatorMissing: return "OperatorMissing";
+    case Error::RegistrationExceedingMaxKernels: return "RegistrationExceedingMaxKernels";
+    case Error::RegistrationAlreadyRegistered: return "RegistrationAlreadyRegistered";
+    case Error::NotFound: return "NotFound";
+    case Error::MemoryAllocationFailed: return "MemoryAllocationFailed";
+    case Error::AccessFailed: return "AccessFailed";
+    case Error::InvalidProgram: return "InvalidProgram";
+    case Error::InvalidExternalData: return "InvalidExternalData";
+    case Error::OutOfResources: return "OutOfResources";
+    case Error::DelegateInvalidCompatibility: return "DelegateInvalidCompatibility";
+    case Error::DelegateMemoryAllocationFailed: return "DelegateMemoryAllocationFailed";
+    case Error::DelegateInvalidHandle: return "DelegateInvalidHandle";
+  }
+  return "Unknown";
+}
+
+const char* last_error_message() { return t_last_error.c_str(); }
+
+namespace internal {
+Error fail(Error error, const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  t_last_error = buf;
+  ET_LOG(Debug, "%s (%s)", buf, to_string(error));
+  return error;
+}
+}  // namespace internal
+
+}  // namespace runtime
+}  // namespace executorch

@@ -1,0 +1,612 @@
+// Method loading (values, planned memory, delegates, kernels) and execution.
+#include <executorch/runtime/backend/interface.h>
+#include <executorch/runtime/executor/method.h>
+#include <executorch/runtime/executor/program.h>
+#include <executorch/runtime/kernel/operator_registry.h>
+#include <executorch/runtime/platform/components.h>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "internal.h"
+#include "program_state.h"
+
+namespace executorch {
+namespace runtime {
+
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
+using executorch::aten::TensorImpl;
+using executorch::aten::TensorShapeDynamism;
+using internal::fail;
+
+namespace internal {
+
+struct TensorStore {
+  std::vector<int32_t> sizes;
+  std::vector<uint8_t> dim_order;
+  std::vector<int32_t> strides;
+  TensorImpl impl;
+  bool planned = false;   // data lives in planned memory (inputs are copied in)
+  bool constant = false;  // data points into the program
+};
+
+enum class InstrKind { Kernel, Delegate, Move, JumpFalse, Free };
+
+struct Instr {
+  InstrKind kind;
+  OpFunction fn = nullptr;
+  size_t op_index = 0;
+  size_t delegate_index = 0;
+  std::vector<EValue*> args;
+  size_t a = 0, b = 0;  // move from/to, jump condition/destination, free value
+};
+
+struct DelegateInstance {
+  std::string id;
+  BackendInterface* backend = nullptr;
+  DelegateHandle* handle = nullptr;
+};
+
+struct MethodState {
+  std::shared_ptr<ProgramState> program;
+  const PlanView* view = nullptr;
+  const et_pte::ExecutionPlan* plan = nullptr;
+  const char* name = "";
+  MemoryAllocator* temp_allocator = nullptr;
+  std::vector<EValue> values;
+  std::vector<std::unique_ptr<TensorStore>> tensors;
+  std::vector<std::vector<EValue*>> list_wrapped;
+  std::vector<std::vector<int64_t>> int_lists;
+  std::vector<std::vector<Tensor>> tensor_lists;
+  std::vector<std::vector<std::optional<Tensor>>> optional_tensor_lists;
+  std::vector<std::unique_ptr<bool[]>> bool_lists;
+  std::vector<std::string> op_names;
+  std::vector<std::vector<Instr>> chains;
+  std::vector<DelegateInstance> delegates;
+  std::vector<size_t> inputs;
+  std::vector<size_t> outputs;
+  std::vector<bool> input_set;
+
+  ~MethodState() {
+    for (auto& d : delegates) {
+      if (d.backend != nullptr && d.handle != nullptr) d.backend->destroy(d.handle);
+    }
+  }
+
+  Error parse_values(MemoryManager* mm);
+  Error init_delegates();
+  Error resolve_instructions();
+  Error run_instruction(size_t chain, size_t& pc);
+};
+
+Error MethodState::parse_values(MemoryManager* mm) {
+  const size_t nv = plan->values() ? plan->values()->size() : 0;
+  values.resize(nv);
+  HierarchicalAllocator* planned = mm != nullptr ? mm->planned_memory() : nullptr;
+  const size_t needed_buffers =
+      plan->non_const_buffer_sizes() && plan->non_const_buffer_sizes()->size() > 1
+          ? plan->non_const_buffer_sizes()->size() - 1
+          : 0;
+  if (needed_buffers > 0 && (planned == nullptr || planned->num_buffers() < needed_buffers)) {
+    return fail(Error::InvalidArgument, "method %s needs %zu planned memory buffers but the memory manager has %zu",
+                name, needed_buffers, planned ? planned->num_buffers() : size_t(0));
+  }
+  const auto* program_fb = program->program;
+  for (size_t i = 0; i < nv; ++i) {
+    const auto* v = (*plan->values())[i];
+    switch (v->val_type()) {
+      case et_pte::KernelTypes::Null:
+        values[i] = EValue();
+        break;
+      case et_pte::KernelTypes::Int:
+        values[i] = EValue(static_cast<int64_t>(v->val_as_Int()->int_val()));
+        break;
+      case et_pte::KernelTypes::Bool:
+        values[i] = EValue(static_cast<bool>(v->val_as_Bool()->bool_val()));
+        break;
+      case et_pte::KernelTypes::Double:
+        values[i] = EValue(v->val_as_Double()->double_val());
+        break;
+      case et_pte::KernelTypes::String: {
+        const auto* s = v->val_as_String()->string_val();
+        values[i] = EValue(s->c_str(), s->size());
+        break;
+      }
+      case et_pte::KernelTypes::DoubleList: {
+        const auto* items = v->val_as_DoubleList()->items();
+        values[i] = EValue(ArrayRef<double>(items->data(), items->size()));
+        break;
+      }
+      case et_pte::KernelTypes::BoolList: {
+        const auto* items = v->val_as_BoolList()->items();
+        std::unique_ptr<bool[]> copy(new bool[items->size() + 1]);
+        for (size_t k = 0; k < items->size(); ++k) copy[k] = items->Get(k) != 0;
+        values[i] = EValue(ArrayRef<bool>(copy.get(), items->size()));
+        bool_lists.push_back(std::move(copy));
+        break;
+      }
+      case et_pte::KernelTypes::IntList: {
+        const auto* items = v->val_as_IntList()->items();
+        std::vector<EValue*> wrapped;
+        for (int64_t it : *items) wrapped.push_back(&values[static_cast<size_t>(it)]);
+        list_wrapped.push_back(std::move(wrapped));
+        int_lists.emplace_back(items->size());
+        values[i] = EValue(BoxedEvalueList<int64_t>(list_wrapped.back().data(), int_lists.back().data(), items->size()));
+        break;
+      }
+      case et_pte::KernelTypes::TensorList: {
+        const auto* items = v->val_as_TensorList()->items();
+        std::vector<EValue*> wrapped;
+        for (int32_t it : *items) wrapped.push_back(&values[static_cast<size_t>(it)]);
+        list_wrapped.push_back(std::move(wrapped));
+        tensor_lists.emplace_back(items->size());
+        values[i] = EValue(BoxedEvalueList<Tensor>(list_wrapped.back().data(), tensor_lists.back().data(), items->size()));
+        break;
+      }
+      case et_pte::KernelTypes::OptionalTensorList: {
+        const auto* items = v->val_as_OptionalTensorList()->items();
+        std::vector<EValue*> wrapped;
+        for (int32_t it : *items) wrapped.push_back(it < 0 ? nullptr : &values[static_cast<size_t>(it)]);
+        list_wrapped.push_back(std::move(wrapped));
+        optional_tensor_lists.emplace_back(items->size());
+        values[i] = EValue(BoxedEvalueList<std::optional<Tensor>>(list_wrapped.back().data(),
+                                                                  optional_tensor_lists.back().data(), items->size()));
+        break;
+      }
+      case et_pte::KernelTypes::Tensor: {
+        const auto* t = v->val_as_Tensor();
+        auto store = std::make_unique<TensorStore>();
+        const size_t rank = t->sizes() ? t->sizes()->size() : 0;
+        store->sizes.resize(rank);
+        store->dim_order.resize(rank);
+        store->strides.resize(rank);
+        for (size_t k = 0; k < rank; ++k) {
+          store->sizes[k] = t->sizes()->Get(k);
+          store->dim_order[k] = t->dim_order()->Get(k);
+        }
+        const auto dyn = t->shape_dynamism() == et_pte::TensorShapeDynamism::DYNAMIC_BOUND
+                             ? TensorShapeDynamism::DYNAMIC_BOUND
+                             : TensorShapeDynamism::STATIC;
+        void* data = nullptr;
+        const uint64_t nbytes = tensor_nbytes(t);
+        const uint32_t idx = t->data_buffer_idx();
+        if (t->allocation_info() != nullptr) {
+          const auto* a = t->allocation_info();
+          const uint64_t off = uint64_t(a->memory_offset_low()) | (uint64_t(a->memory_offset_high()) << 32);
+          uint8_t* p = planned ? planned->get_offset_address(a->memory_id() - 1, off, nbytes) : nullptr;
+          if (p == nullptr) {
+            return fail(Error::InvalidArgument, "method %s: value %zu (%llu bytes at offset %llu of memory_id %u) "
+                        "does not fit the planned buffers given", name, i, (unsigned long long)nbytes,
+                        (unsigned long long)off, a->memory_id());
+          }
+          data = p;
+          store->planned = true;
+          if (idx > 0) {
+            std::lock_guard<std::mutex> lock(program->mutable_mu);
+            const auto* m = (*program_fb->mutable_data_segments())[0];
+            if (!program->mutable_loaded) {
+              Result<FreeableBuffer> seg =
+                  program->load_segment(m->segment_index(), DataLoader::SegmentInfo::Type::Mutable);
+              if (!seg.ok()) return fail(seg.error(), "cannot read the mutable data segment");
+              program->mutable_segment = std::move(*seg);
+              program->mutable_loaded = true;
+            }
+            std::memcpy(p, static_cast<const uint8_t*>(program->mutable_segment.data()) + m->offsets()->Get(idx),
+                        nbytes);
+          }
+        } else if (idx > 0) {
+          const auto* cs = program_fb->constant_segment();
+          if (cs != nullptr && cs->offsets() != nullptr && cs->offsets()->size() > 1) {
+            data = const_cast<uint8_t*>(static_cast<const uint8_t*>(program->constant_segment.data()) +
+                                        cs->offsets()->Get(idx));
+          } else {
+            data = const_cast<uint8_t*>((*program_fb->constant_buffer())[idx]->storage()->data());
+          }
+          store->constant = true;
+        }
+        store->impl = TensorImpl(static_cast<ScalarType>(t->scalar_type()), static_cast<ssize_t>(rank),
+                                 store->sizes.data(), data, store->dim_order.data(), store->strides.data(), dyn);
+        values[i] = EValue(Tensor(&store->impl));
+        tensors.push_back(std::move(store));
+        break;
+      }
+      default:
+        return fail(Error::InvalidProgram, "value %zu has an unknown type", i);
+    }
+  }
+  return Error::Ok;
+}
+
+Error MethodState::init_delegates() {
+  const size_t nd = plan->delegates() ? plan->delegates()->size() : 0;
+  delegates.resize(nd);
+  for (size_t i = 0; i < nd; ++i) {
+    const auto* d = (*plan->delegates())[i];
+    const char* id = d->id()->c_str();
+    delegates[i].id = id;
+    BackendInterface* backend = get_backend_class(id);
+    if (backend == nullptr) {
+      if (const ComponentInfo* c = component_for_backend(id)) {
+        (void)load_component(c->name);
+        backend = get_backend_class(id);
+        if (backend == nullptr) {
+          return fail(Error::NotFound, "method %s uses backend %s, which is not registered: install the %s package "
+                      "(%s) next to libexecutorch, or load it with load_library()", name, id, c->package, c->library);
+        }
+      } else {
+        return fail(Error::NotFound, "method %s uses backend %s, which is not registered and is not provided by any "
+                    "component of this SDK; load the library that provides it with load_library()", name, id);
+      }
+    }
+    if (!backend->is_available()) {
+      return fail(Error::NotFound, "backend %s is registered but not available on this machine", id);
+    }
+    FreeableBuffer processed;
+    const auto* ref = d->processed();
+    if (ref->location() == et_pte::DataLocation::INLINE) {
+      const auto* data = (*program->program->backend_delegate_data())[ref->index()]->data();
+      processed = FreeableBuffer(data->data(), data->size(), nullptr);
+    } else {
+      Result<FreeableBuffer> seg = program->load_segment(ref->index(), DataLoader::SegmentInfo::Type::Backend);
+      if (!seg.ok()) return fail(seg.error(), "cannot read the data of delegate %zu (%s)", i, id);
+      processed = std::move(*seg);
+    }
+    std::vector<CompileSpec> specs;
+    if (d->compile_specs() != nullptr) {
+      for (const auto* cs : *d->compile_specs()) {
+        void* buf = cs->value() ? const_cast<uint8_t*>(cs->value()->data()) : nullptr;
+        specs.push_back(CompileSpec{cs->key()->c_str(), SizedBuffer{buf, cs->value() ? cs->value()->size() : 0}});
+      }
+    }
+    BackendInitContext ctx(nullptr, name, program->named_data.get());
+    Result<DelegateHandle*> handle =
+        backend->init(ctx, &processed, ArrayRef<CompileSpec>(specs.data(), specs.size()));
+    processed.Free();
+    if (!handle.ok()) {
+      return fail(handle.error(), "backend %s could not initialise delegate %zu of method %s: %s", id, i, name,
+                  last_error_message());
+    }
+    delegates[i].backend = backend;
+    delegates[i].handle = *handle;
+  }
+  return Error::Ok;
+}
+
+Error MethodState::resolve_instructions() {
+  const size_t nops = plan->operators() ? plan->operators()->size() : 0;
+  for (size_t i = 0; i < nops; ++i) {
+    const auto* op = (*plan->operators())[i];
+    std::string n = op->name()->str();
+    if (op->overload() != nullptr && op->overload()->size() > 0) n += "." + op->overload()->str();
+    op_names.push_back(std::move(n));
+  }
+  std::vector<OpFunction> fns(nops, nullptr);
+  std::vector<bool> used(nops, false);
+  const size_t nchains = plan->chains() ? plan->chains()->size() : 0;
+  for (size_t ci = 0; ci < nchains; ++ci) {
+    const auto* ins = (*plan->chains())[ci]->instructions();
+    if (ins == nullptr) continue;
+    for (const auto* in : *ins) {
+      if (in->instr_args_type() == et_pte::InstructionArguments::KernelCall) {
+        used[static_cast<size_t>(in->instr_args_as_KernelCall()->op_index())] = true;
+      }
+    }
+  }
+  std::vector<std::string> missing;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    missing.clear();
+    std::set<std::string> to_load;
+    for (size_t i = 0; i < nops; ++i) {
+      if (!used[i] || fns[i] != nullptr) continue;
+      Result<OpFunction> f = get_op_function_from_registry(op_names[i].c_str());
+      if (f.ok()) {
+        fns[i] = *f;
+      } else {
+        missing.push_back(op_names[i]);
+        if (const ComponentInfo* c = component_for_operator(op_names[i].c_str())) to_load.insert(c->name);
+      }
+    }
+    if (missing.empty() || to_load.empty() || attempt > 0) break;
+    for (const auto& c : to_load) (void)load_component(c.c_str());
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (size_t k = 0; k < missing.size() && k < 10; ++k) list += (k ? ", " : "") + missing[k];
+    if (missing.size() > 10) list += ", ...";
+    const ComponentInfo* c = component_for_operator(missing[0].c_str());
+    std::string hint;
+    if (c == nullptr) {
+      hint = "they are not provided by this SDK: load the custom-kernel library that registers them with "
+             "load_library()";
+    } else if (registry_has_op_function("aten::add.out")) {
+      hint = std::string("the installed ") + c->package + " package does not implement them";
+    } else {
+      hint = std::string("they are provided by the ") + c->package + " package (" + c->library +
+             "), which could not be loaded: " + last_error_message();
+    }
+    return fail(Error::OperatorMissing, "method %s: %zu operator(s) not registered: %s; %s", name, missing.size(),
+                list.c_str(), hint.c_str());
+  }
+
+  chains.resize(nchains);
+  for (size_t ci = 0; ci < nchains; ++ci) {
+    const auto* ins = (*plan->chains())[ci]->instructions();
+    if (ins == nullptr) continue;
+    for (const auto* in : *ins) {
+      Instr instr{};
+      auto collect = [&](const flatbuffers::Vector<int32_t>* args) {
+        if (args == nullptr) return;
+        for (int32_t a : *args) instr.args.push_back(&values[static_cast<size_t>(a)]);
+      };
+      switch (in->instr_args_type()) {
+        case et_pte::InstructionArguments::KernelCall: {
+          const auto* k = in->instr_args_as_KernelCall();
+          instr.kind = InstrKind::Kernel;
+          instr.op_index = static_cast<size_t>(k->op_index());
+          instr.fn = fns[instr.op_index];
+          collect(k->args());
+          break;
+        }
+        case et_pte::InstructionArguments::DelegateCall: {
+          const auto* d = in->instr_args_as_DelegateCall();
+          instr.kind = InstrKind::Delegate;
+          instr.delegate_index = static_cast<size_t>(d->delegate_index());
+          collect(d->args());
+          break;
+        }
+        case et_pte::InstructionArguments::MoveCall:
+          instr.kind = InstrKind::Move;
+          instr.a = static_cast<size_t>(in->instr_args_as_MoveCall()->move_from());
+          instr.b = static_cast<size_t>(in->instr_args_as_MoveCall()->move_to());
+          break;
+        case et_pte::InstructionArguments::JumpFalseCall:
+          instr.kind = InstrKind::JumpFalse;
+          instr.a = static_cast<size_t>(in->instr_args_as_JumpFalseCall()->cond_value_index());
+          instr.b = static_cast<size_t>(in->instr_args_as_JumpFalseCall()->destination_instruction());
+          break;
+        case et_pte::InstructionArguments::FreeCall:
+          instr.kind = InstrKind::Free;
+          instr.a = static_cast<size_t>(in->instr_args_as_FreeCall()->value_index());
+          break;
+        default:
+          return fail(Error::InvalidProgram, "unknown instruction kind");
+      }
+      chains[ci].push_back(std::move(instr));
+    }
+  }
+  return Error::Ok;
+}
+
+Error MethodState::run_instruction(size_t chain, size_t& pc) {
+  Instr& in = chains[chain][pc];
+  switch (in.kind) {
+    case InstrKind::Kernel: {
+      KernelRuntimeContext ctx(temp_allocator);
+      in.fn(ctx, Span<EValue*>(in.args.data(), in.args.size()));
+      if (temp_allocator != nullptr) temp_allocator->reset();
+      if (ctx.failure_state() != Error::Ok) {
+        return fail(ctx.failure_state(), "method %s: operator %s failed at instruction %zu (wrong input shapes or "
+                    "dtypes, or a variant the kernel does not support)", name, op_names[in.op_index].c_str(), pc);
+      }
+      ++pc;
+      return Error::Ok;
+    }
+    case InstrKind::Delegate: {
+      DelegateInstance& d = delegates[in.delegate_index];
+      BackendExecutionContext ctx(name);
+      const Error err = d.backend->execute(ctx, d.handle, Span<EValue*>(in.args.data(), in.args.size()));
+      if (err != Error::Ok) {
+        return fail(err, "method %s: backend %s failed at instruction %zu", name, d.id.c_str(), pc);
+      }
+      ++pc;
+      return Error::Ok;
+    }
+    case InstrKind::Move:
+      values[in.b] = values[in.a];
+      ++pc;
+      return Error::Ok;
+    case InstrKind::JumpFalse: {
+      const EValue& c = values[in.a];
+      bool cond = false;
+      if (c.isBool()) {
+        cond = c.toBool();
+      } else if (c.isTensor() && c.toTensor().scalar_type() == ScalarType::Bool) {
+        const Tensor& t = c.toTensor();
+        if (t.numel() > 0 && t.const_data_ptr() == nullptr) {
+          return fail(Error::InvalidState, "jump condition tensor has no data");
+        }
+        cond = true;
+        const uint8_t* p = t.const_data_ptr<uint8_t>();
+        for (ssize_t k = 0; k < t.numel(); ++k) cond = cond && p[k] != 0;
+      } else {
+        return fail(Error::InvalidProgram, "jump condition is neither a Bool nor a bool tensor");
+      }
+      pc = cond ? pc + 1 : in.b;
+      return Error::Ok;
+    }
+    case InstrKind::Free:
+      if (values[in.a].isTensor()) values[in.a].toTensor().set_data(nullptr);
+      ++pc;
+      return Error::Ok;
+  }
+  return Error::Internal;
+}
+
+}  // namespace internal
+
+Result<Method> Program::load_method(const char* method_name, MemoryManager* memory_manager, EventTracer*,
+                                    const NamedDataMap*) const {
+  if (method_name == nullptr) return Error::InvalidArgument;
+  const internal::PlanView* view = nullptr;
+  for (const auto& pv : state_->plans) {
+    if (std::strcmp(pv.plan->name()->c_str(), method_name) == 0) view = &pv;
+  }
+  if (view == nullptr) {
+    Result<MethodMeta> meta = method_meta(method_name);  // builds the "no method" message
+    return meta.error();
+  }
+  auto st = std::make_unique<internal::MethodState>();
+  st->program = state_;
+  st->view = view;
+  st->plan = view->plan;
+  st->name = view->plan->name()->c_str();
+  st->temp_allocator = memory_manager != nullptr ? memory_manager->temp_allocator() : nullptr;
+  ET_CHECK_OK_OR_RETURN_ERROR(st->parse_values(memory_manager));
+  ET_CHECK_OK_OR_RETURN_ERROR(st->init_delegates());
+  ET_CHECK_OK_OR_RETURN_ERROR(st->resolve_instructions());
+  if (st->plan->inputs()) {
+    for (int32_t i : *st->plan->inputs()) st->inputs.push_back(static_cast<size_t>(i));
+  }
+  if (st->plan->outputs()) {
+    for (int32_t i : *st->plan->outputs()) st->outputs.push_back(static_cast<size_t>(i));
+  }
+  st->input_set.assign(st->inputs.size(), false);
+  for (size_t i = 0; i < st->inputs.size(); ++i) {
+    if (!st->values[st->inputs[i]].isTensor()) st->input_set[i] = true;  // scalars keep their traced value
+  }
+  return Method(std::move(st));
+}
+
+Method::Method(std::unique_ptr<internal::MethodState> state) : state_(std::move(state)) {}
+Method::Method(Method&&) noexcept = default;
+Method& Method::operator=(Method&&) noexcept = default;
+Method::~Method() = default;
+
+size_t Method::inputs_size() const { return state_->inputs.size(); }
+size_t Method::outputs_size() const { return state_->outputs.size(); }
+const EValue& Method::get_input(size_t i) const { return state_->values[state_->inputs.at(i)]; }
+const EValue& Method::get_output(size_t i) const { return state_->values[state_->outputs.at(i)]; }
+MethodMeta Method::method_meta() const { return MethodMeta(state_->view); }
+
+Error Method::get_outputs(EValue* output_evalues, size_t length) {
+  if (output_evalues == nullptr || length < state_->outputs.size()) {
+    return fail(Error::InvalidArgument, "output array holds %zu values, the method has %zu outputs", length,
+                state_->outputs.size());
+  }
+  for (size_t i = 0; i < state_->outputs.size(); ++i) output_evalues[i] = state_->values[state_->outputs[i]];
+  return Error::Ok;
+}
+
+Error Method::set_input(const EValue& input, size_t input_idx) {
+  auto& st = *state_;
+  if (input_idx >= st.inputs.size()) {
+    return fail(Error::InvalidArgument, "method %s takes %zu inputs; there is no input %zu", st.name,
+                st.inputs.size(), input_idx);
+  }
+  EValue& target = st.values[st.inputs[input_idx]];
+  if (target.isTensor()) {
+    if (!input.isTensor()) {
+      return fail(Error::InvalidArgument, "method %s input %zu must be a tensor, got %s", st.name, input_idx,
+                  tag_to_string(input.tag));
+    }
+    const Tensor& src = input.toTensor();
+    Tensor dst = target.toTensor();
+    if (src.unsafeGetTensorImpl() == nullptr) return fail(Error::InvalidArgument, "input %zu is a null tensor", input_idx);
+    if (src.scalar_type() != dst.scalar_type()) {
+      return fail(Error::InvalidArgument, "method %s input %zu must have dtype %s, got %s", st.name, input_idx,
+                  executorch::aten::toString(dst.scalar_type()), executorch::aten::toString(src.scalar_type()));
+    }
+    if (src.dim() != dst.dim()) {
+      return fail(Error::InvalidArgument, "method %s input %zu must have rank %zd, got %zd", st.name, input_idx,
+                  dst.dim(), src.dim());
+    }
+    for (ssize_t d = 0; d < src.dim(); ++d) {
+      if (src.dim_order()[d] != dst.dim_order()[d]) {
+        return fail(Error::InvalidArgument, "method %s input %zu has a different dim order than the program expects",
+                    st.name, input_idx);
+      }
+    }
+    const Error err = dst.unsafeGetTensorImpl()->internal_resize_contiguous(src.sizes());
+    if (err != Error::Ok) {
+      std::string want, got;
+      for (ssize_t d = 0; d < dst.dim(); ++d) want += (d ? "," : "") + std::to_string(dst.size(d));
+      for (ssize_t d = 0; d < src.dim(); ++d) got += (d ? "," : "") + std::to_string(src.size(d));
+      return fail(Error::InvalidArgument, "method %s input %zu has shape [%s] but the program accepts [%s]%s", st.name,
+                  input_idx, got.c_str(), want.c_str(),
+                  dst.shape_dynamism() == TensorShapeDynamism::STATIC ? "" : " at most");
+    }
+    if (src.numel() > 0 && src.const_data_ptr() == nullptr) {
+      return fail(Error::InvalidArgument, "input %zu has no data", input_idx);
+    }
+    internal::TensorStore* store = nullptr;
+    for (auto& t : st.tensors) {
+      if (&t->impl == dst.unsafeGetTensorImpl()) store = t.get();
+    }
+    if (store != nullptr && store->planned) {
+      if (dst.const_data_ptr() != src.const_data_ptr() && src.nbytes() > 0) {
+        std::memcpy(dst.mutable_data_ptr(), src.const_data_ptr(), src.nbytes());
+      }
+    } else {
+      dst.set_data(const_cast<void*>(src.const_data_ptr()));
+    }
+  } else if (target.isInt() || target.isDouble() || target.isBool()) {
+    const bool same = (target.isInt() && input.isInt() && target.toInt() == input.toInt()) ||
+                      (target.isBool() && input.isBool() && target.toBool() == input.toBool()) ||
+                      (target.isDouble() && input.isDouble() &&
+                       std::fabs(target.toDouble() - input.toDouble()) <= 1e-4 + 1e-5 * std::fabs(target.toDouble()));
+    if (!same) {
+      return fail(Error::InvalidArgument, "method %s input %zu is a %s fixed when the program was exported; pass the "
+                  "same value", st.name, input_idx, tag_to_string(target.tag));
+    }
+  } else if (!(target.isNone() && input.isNone())) {
+    return fail(Error::InvalidArgument, "method %s input %zu must be a %s, got %s", st.name, input_idx,
+                tag_to_string(target.tag), tag_to_string(input.tag));
+  }
+  st.input_set[input_idx] = true;
+  return Error::Ok;
+}
+
+Error Method::set_inputs(const ArrayRef<EValue>& inputs) {
+  if (inputs.size() != state_->inputs.size()) {
+    return fail(Error::InvalidArgument, "method %s takes %zu inputs, got %zu", state_->name, state_->inputs.size(),
+                inputs.size());
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) ET_CHECK_OK_OR_RETURN_ERROR(set_input(inputs[i], i));
+  return Error::Ok;
+}
+
+Error Method::set_output_data_ptr(void* buffer, size_t size, size_t output_idx) {
+  auto& st = *state_;
+  if (output_idx >= st.outputs.size()) return fail(Error::InvalidArgument, "no output %zu", output_idx);
+  EValue& v = st.values[st.outputs[output_idx]];
+  if (!v.isTensor()) return fail(Error::InvalidArgument, "output %zu is not a tensor", output_idx);
+  for (auto& t : st.tensors) {
+    if (&t->impl == v.toTensor().unsafeGetTensorImpl() && (t->planned || t->constant)) {
+      return fail(Error::InvalidState, "output %zu is memory planned; it cannot take an external buffer", output_idx);
+    }
+  }
+  if (buffer == nullptr || size < v.toTensor().nbytes()) {
+    return fail(Error::InvalidArgument, "output buffer too small");
+  }
+  v.toTensor().set_data(buffer);
+  return Error::Ok;
+}
+
+Error Method::execute() {
+  auto& st = *state_;
+  for (size_t i = 0; i < st.inputs.size(); ++i) {
+    if (!st.input_set[i]) {
+      return fail(Error::InvalidState, "method %s: input %zu was not set", st.name, i);
+    }
+  }
+  constexpr uint64_t kMaxInstructions = 10000000;
+  uint64_t steps = 0;
+  for (size_t c = 0; c < st.chains.size(); ++c) {
+    size_t pc = 0;
+    while (pc < st.chains[c].size()) {
+      if (++steps > kMaxInstructions) {
+        return fail(Error::InvalidState, "method %s ran more than %llu instructions (endless loop?)", st.name,
+                    (unsigned long long)kMaxInstructions);
+      }
+      ET_CHECK_OK_OR_RETURN_ERROR(st.run_instruction(c, pc));
+    }
+  }
+  return Error::Ok;
+}
+
+}  // namespace runtime
+}  // namespace executorch
