@@ -1,0 +1,181 @@
+#pragma once
+// Broadcasting element-wise map driver.
+#include "kernel_utils.h"
+
+namespace etk {
+
+enum class MapKind {
+  kArith,    // result in the operands' type; fast path when inputs and output share a non-bool type
+  kFloat,    // floating-point math; fast path for float/double when inputs and output share the type
+  kCompare,  // bool result; fast path when inputs share a numeric type and the output is Bool
+};
+
+namespace detail {
+template <typename TO, typename TI, int NIN, typename F>
+void map_typed(const Loop<NIN + 1>& L, const Operand* const* ops, const F& f) {
+  char* ob = ops[0]->data;
+  const char* ib[NIN];
+  for (int k = 0; k < NIN; ++k) ib[k] = ops[k + 1]->data;
+  L.run([&f, ob, ib](int64_t n, const int64_t* off, const int64_t* st) {
+    TO* o = reinterpret_cast<TO*>(ob) + off[0];
+    const TI* p[NIN];
+    bool contig = st[0] == 1;
+    for (int k = 0; k < NIN; ++k) {
+      p[k] = reinterpret_cast<const TI*>(ib[k]) + off[k + 1];
+      contig = contig && st[k + 1] == 1;
+    }
+    if constexpr (NIN == 1) {
+      const TI* a = p[0];
+      if (contig) {
+        for (int64_t i = 0; i < n; ++i) o[i] = static_cast<TO>(f(a[i]));
+      } else {
+        for (int64_t i = 0; i < n; ++i) o[i * st[0]] = static_cast<TO>(f(a[i * st[1]]));
+      }
+    } else if constexpr (NIN == 2) {
+      const TI* a = p[0];
+      const TI* b = p[1];
+      if (contig) {
+        for (int64_t i = 0; i < n; ++i) o[i] = static_cast<TO>(f(a[i], b[i]));
+      } else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
+        const TI bv = *b;
+        for (int64_t i = 0; i < n; ++i) o[i] = static_cast<TO>(f(a[i], bv));
+      } else if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
+        const TI av = *a;
+        for (int64_t i = 0; i < n; ++i) o[i] = static_cast<TO>(f(av, b[i]));
+      } else {
+        for (int64_t i = 0; i < n; ++i) o[i * st[0]] = static_cast<TO>(f(a[i * st[1]], b[i * st[2]]));
+      }
+    } else {
+      static_assert(NIN == 3, "1..3 inputs");
+      for (int64_t i = 0; i < n; ++i)
+        o[i * st[0]] = static_cast<TO>(f(p[0][i * st[1]], p[1][i * st[2]], p[2][i * st[3]]));
+    }
+  });
+}
+
+template <typename C, int NIN, typename F>
+void map_slow(const Loop<NIN + 1>& L, const Operand* const* ops, const F& f) {
+  char* ob = ops[0]->data;
+  const ScalarType odt = ops[0]->dtype;
+  const int64_t oes = ops[0]->esize;
+  const char* ib[NIN];
+  ScalarType idt[NIN];
+  int64_t ies[NIN];
+  for (int k = 0; k < NIN; ++k) {
+    ib[k] = ops[k + 1]->data;
+    idt[k] = ops[k + 1]->dtype;
+    ies[k] = ops[k + 1]->esize;
+  }
+  L.run([&f, ob, odt, oes, ib, idt, ies](int64_t n, const int64_t* off, const int64_t* st) {
+    for (int64_t i = 0; i < n; ++i) {
+      C v[NIN];
+      for (int k = 0; k < NIN; ++k) v[k] = load_as<C>(ib[k] + (off[k + 1] + i * st[k + 1]) * ies[k], idt[k]);
+      char* o = ob + (off[0] + i * st[0]) * oes;
+      if constexpr (NIN == 1) {
+        store_as(o, odt, f(v[0]));
+      } else if constexpr (NIN == 2) {
+        store_as(o, odt, f(v[0], v[1]));
+      } else {
+        store_as(o, odt, f(v[0], v[1], v[2]));
+      }
+    }
+  });
+}
+}  // namespace detail
+
+// out = f(ins...) with broadcasting; resizes out. Fails ctx on any problem.
+template <MapKind kind, int NIN, typename F>
+void elementwise(KernelRuntimeContext& ctx, const Tensor& out, const Operand* const* ins, const F& f) {
+  if (!is_supported_dtype(out.scalar_type())) return fail(ctx, Error::InvalidType);
+  for (int k = 0; k < NIN; ++k)
+    if (!is_supported_dtype(ins[k]->dtype)) return fail(ctx, Error::InvalidType);
+  Shape shape;
+  if (!broadcast_shape(ins, NIN, &shape)) return fail(ctx, Error::InvalidArgument);
+  if (!resize_out(ctx, out, shape)) return;
+  Operand o = operand_of(out);
+  const Operand* ops[NIN + 1];
+  ops[0] = &o;
+  for (int k = 0; k < NIN; ++k) ops[k + 1] = ins[k];
+  Loop<NIN + 1> L;
+  if (!L.init(shape, ops)) return fail(ctx, Error::InvalidArgument);
+  if (L.numel == 0) return;
+
+  bool same_in = true;
+  bool any_float = is_floating(out.scalar_type());
+  for (int k = 0; k < NIN; ++k) {
+    same_in = same_in && ins[k]->dtype == ins[0]->dtype;
+    any_float = any_float || is_floating(ins[k]->dtype);
+  }
+  const ScalarType it = ins[0]->dtype;
+  if (same_in) {
+    bool done = false;
+    if constexpr (kind == MapKind::kArith) {
+      if (it == out.scalar_type())
+      done = dispatch_numeric(it, [&](auto t) {
+        using T = decltype(t);
+        detail::map_typed<T, T, NIN>(L, ops, f);
+      });
+    } else if constexpr (kind == MapKind::kFloat) {
+      if (it == out.scalar_type())
+      done = dispatch_float(it, [&](auto t) {
+        using T = decltype(t);
+        detail::map_typed<T, T, NIN>(L, ops, f);
+      });
+    } else {
+      if (out.scalar_type() == ScalarType::Bool)
+      done = dispatch_numeric(it, [&](auto t) {
+        using T = decltype(t);
+        detail::map_typed<bool, T, NIN>(L, ops, f);
+      });
+    }
+    if (done) return;
+  }
+  if constexpr (kind == MapKind::kFloat) {
+    (void)any_float;
+    detail::map_slow<double, NIN>(L, ops, f);
+  } else {
+    bool use_double = any_float;
+    if (kind == MapKind::kCompare) {
+      use_double = false;
+      for (int k = 0; k < NIN; ++k) use_double = use_double || is_floating(ins[k]->dtype);
+    }
+    if (use_double) {
+      detail::map_slow<double, NIN>(L, ops, f);
+    } else {
+      detail::map_slow<int64_t, NIN>(L, ops, f);
+    }
+  }
+}
+
+// Wrapping integer arithmetic (no signed-overflow UB); plain arithmetic for floating types.
+template <typename T>
+inline T w_add(T a, T b) {
+  if constexpr (std::is_integral<T>::value)
+    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  else
+    return a + b;
+}
+template <typename T>
+inline T w_sub(T a, T b) {
+  if constexpr (std::is_integral<T>::value)
+    return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+  else
+    return a - b;
+}
+template <typename T>
+inline T w_mul(T a, T b) {
+  if constexpr (std::is_integral<T>::value)
+    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  else
+    return a * b;
+}
+// A double parameter in type T (saturating for integers).
+template <typename T>
+inline T param_as(double v) {
+  if constexpr (std::is_integral<T>::value)
+    return sat_cast<T>(v);
+  else
+    return static_cast<T>(v);
+}
+
+}  // namespace etk

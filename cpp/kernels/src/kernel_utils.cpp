@@ -1,0 +1,448 @@
+#include "kernel_utils.h"
+
+namespace etk {
+
+bool check_nargs(KernelRuntimeContext& ctx, Args args, size_t n) {
+  if (args.data() == nullptr && args.size() > 0) {
+    fail(ctx, Error::InvalidArgument);
+    return false;
+  }
+  if (args.size() < n) {
+    fail(ctx, Error::InvalidArgument);
+    return false;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (args[i] == nullptr) {
+      fail(ctx, Error::InvalidArgument);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool checked_mul(int64_t a, int64_t b, int64_t* r) {
+  if (a < 0 || b < 0) return false;
+  int64_t v;
+  if (__builtin_mul_overflow(a, b, &v)) return false;
+  *r = v;
+  return true;
+}
+
+bool valid_tensor(const Tensor& t) {
+  const auto* impl = t.unsafeGetTensorImpl();
+  if (impl == nullptr) return false;
+  const ssize_t nd = impl->dim();
+  if (nd < 0 || nd > kMaxDim) return false;
+  if (!rt::etensor::isValid(impl->scalar_type())) return false;
+  auto sizes = impl->sizes();
+  auto strides = impl->strides();
+  if (nd > 0 && (sizes.data() == nullptr || strides.data() == nullptr)) return false;
+  int64_t n = 1;
+  for (ssize_t d = 0; d < nd; ++d) {
+    if (sizes[d] < 0) return false;
+    if (!checked_mul(n, sizes[d], &n)) return false;
+  }
+  if (n != impl->numel()) return false;
+  if (n > 0) {
+    if (impl->data() == nullptr) return false;
+    int64_t max_off = 0;
+    for (ssize_t d = 0; d < nd; ++d) {
+      if (strides[d] < 0) return false;
+      int64_t term;
+      if (!checked_mul(static_cast<int64_t>(sizes[d]) - 1, strides[d], &term)) return false;
+      if (__builtin_add_overflow(max_off, term, &max_off)) return false;
+    }
+    if (max_off >= n) return false;
+  }
+  return true;
+}
+
+static bool bad(KernelRuntimeContext& ctx, Error e = Error::InvalidArgument) {
+  fail(ctx, e);
+  return false;
+}
+
+const Tensor* arg_tensor(KernelRuntimeContext& ctx, Args args, size_t i) {
+  if (i >= args.size() || args[i] == nullptr || !args[i]->isTensor()) {
+    fail(ctx, Error::InvalidArgument);
+    return nullptr;
+  }
+  const Tensor& t = args[i]->payload.as_tensor;
+  if (!valid_tensor(t)) {
+    fail(ctx, Error::InvalidArgument);
+    return nullptr;
+  }
+  return &t;
+}
+
+bool arg_opt_tensor(KernelRuntimeContext& ctx, Args args, size_t i, const Tensor** t) {
+  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (args[i]->isNone()) {
+    *t = nullptr;
+    return true;
+  }
+  *t = arg_tensor(ctx, args, i);
+  return *t != nullptr;
+}
+
+bool arg_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v) {
+  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (args[i]->isInt()) {
+    *v = args[i]->payload.as_int;
+    return true;
+  }
+  if (args[i]->isBool()) {
+    *v = args[i]->payload.as_bool ? 1 : 0;
+    return true;
+  }
+  return bad(ctx);
+}
+
+bool arg_opt_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v, bool* has) {
+  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (args[i]->isNone()) {
+    *has = false;
+    return true;
+  }
+  *has = true;
+  return arg_int(ctx, args, i, v);
+}
+
+bool arg_bool(KernelRuntimeContext& ctx, Args args, size_t i, bool* v) {
+  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (args[i]->isBool()) {
+    *v = args[i]->payload.as_bool;
+    return true;
+  }
+  if (args[i]->isInt()) {
+    *v = args[i]->payload.as_int != 0;
+    return true;
+  }
+  return bad(ctx);
+}
+
+bool arg_opt_bool(KernelRuntimeContext& ctx, Args args, size_t i, bool* v, bool dflt) {
+  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (args[i]->isNone()) {
+    *v = dflt;
+    return true;
+  }
+  return arg_bool(ctx, args, i, v);
+}
+
+bool arg_double(KernelRuntimeContext& ctx, Args args, size_t i, double* v) {
+  if (i >= args.size() || args[i] == nullptr || !args[i]->isScalar()) return bad(ctx);
+  *v = args[i]->toScalarDouble();
+  return true;
+}
+
+bool arg_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s) {
+  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  const EValue& e = *args[i];
+  if (e.isInt()) {
+    s->kind = Scalar::kInt;
+    s->i = e.payload.as_int;
+  } else if (e.isDouble()) {
+    s->kind = Scalar::kDouble;
+    s->d = e.payload.as_double;
+  } else if (e.isBool()) {
+    s->kind = Scalar::kBool;
+    s->b = e.payload.as_bool;
+  } else {
+    return bad(ctx);
+  }
+  return true;
+}
+
+bool arg_opt_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s, bool* has) {
+  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (args[i]->isNone()) {
+    *has = false;
+    return true;
+  }
+  *has = true;
+  return arg_scalar(ctx, args, i, s);
+}
+
+bool arg_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* v) {
+  if (i >= args.size() || args[i] == nullptr || !args[i]->isIntList()) return bad(ctx);
+  const auto& l = args[i]->payload.as_int_list;
+  const size_t n = l.size();
+  if (n > 4096) return bad(ctx);
+  EValue* const* w = l.wrapped_vals();
+  if (n > 0 && w == nullptr) return bad(ctx);
+  v->clear();
+  v->reserve(n);
+  for (size_t k = 0; k < n; ++k) {
+    if (w[k] == nullptr || !w[k]->isInt()) return bad(ctx);
+    v->push_back(w[k]->payload.as_int);
+  }
+  return true;
+}
+
+bool arg_opt_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* v, bool* has) {
+  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (args[i]->isNone()) {
+    *has = false;
+    v->clear();
+    return true;
+  }
+  *has = true;
+  return arg_int_list(ctx, args, i, v);
+}
+
+bool arg_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<Tensor>* v) {
+  if (i >= args.size() || args[i] == nullptr || !args[i]->isTensorList()) return bad(ctx);
+  const auto& l = args[i]->payload.as_tensor_list;
+  const size_t n = l.size();
+  if (n > 65536) return bad(ctx);
+  EValue* const* w = l.wrapped_vals();
+  if (n > 0 && w == nullptr) return bad(ctx);
+  v->clear();
+  v->reserve(n);
+  for (size_t k = 0; k < n; ++k) {
+    if (w[k] == nullptr || !w[k]->isTensor()) return bad(ctx);
+    const Tensor& t = w[k]->payload.as_tensor;
+    if (!valid_tensor(t)) return bad(ctx);
+    v->push_back(t);
+  }
+  return true;
+}
+
+bool arg_opt_string(KernelRuntimeContext& ctx, Args args, size_t i, std::string_view* s, bool* has) {
+  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (args[i]->isNone()) {
+    *has = false;
+    return true;
+  }
+  if (!args[i]->isString()) return bad(ctx);
+  const auto& str = args[i]->payload.as_string;
+  if (str.size() > 0 && str.data() == nullptr) return bad(ctx);
+  *s = std::string_view(str.data(), str.size());
+  *has = true;
+  return true;
+}
+
+bool arg_opt_dtype(KernelRuntimeContext& ctx, Args args, size_t i, ScalarType* t, bool* has) {
+  int64_t v = 0;
+  if (!arg_opt_int(ctx, args, i, &v, has)) return false;
+  if (!*has) return true;
+  if (v < 0 || v >= static_cast<int64_t>(ScalarType::Undefined)) return bad(ctx, Error::InvalidType);
+  *t = static_cast<ScalarType>(v);
+  if (!rt::etensor::isValid(*t)) return bad(ctx, Error::InvalidType);
+  return true;
+}
+
+Operand operand_of(const Tensor& t) {
+  Operand o;
+  o.data = static_cast<char*>(t.mutable_data_ptr());
+  o.dtype = t.scalar_type();
+  o.esize = t.element_size();
+  o.ndim = static_cast<int>(t.dim());
+  auto sz = t.sizes();
+  auto st = t.strides();
+  for (int d = 0; d < o.ndim; ++d) {
+    o.sizes[d] = sz[d];
+    o.strides[d] = st[d];
+  }
+  return o;
+}
+
+ScalarType scalar_dtype_next_to(ScalarType t, const Scalar& s) {
+  if (is_floating(t)) return t;
+  if (s.kind == Scalar::kDouble) return ScalarType::Double;
+  if (t == ScalarType::Bool) return s.kind == Scalar::kBool ? ScalarType::Bool : ScalarType::Long;
+  if (is_integral(t, false)) return t;
+  return ScalarType::Double;
+}
+
+Operand scalar_operand(const Scalar& s, ScalarType as, void* storage) {
+  Operand o;
+  o.data = static_cast<char*>(storage);
+  o.dtype = as;
+  o.esize = static_cast<int64_t>(rt::etensor::elementSize(as));
+  o.ndim = 0;
+  std::memset(storage, 0, 8);
+  if (is_floating(as)) {
+    store_as<double>(o.data, as, s.to_double());
+  } else if (s.kind == Scalar::kDouble) {
+    store_as<double>(o.data, as, s.d);
+  } else {
+    store_as<int64_t>(o.data, as, s.to_int());
+  }
+  return o;
+}
+
+Shape shape_of(const Tensor& t) {
+  Shape s;
+  s.ndim = static_cast<int>(t.dim());
+  for (int d = 0; d < s.ndim; ++d) s.d[d] = t.size(d);
+  return s;
+}
+
+bool broadcast_shape(const Operand* const* ops, int n, Shape* out) {
+  int nd = 0;
+  for (int k = 0; k < n; ++k) nd = ops[k]->ndim > nd ? ops[k]->ndim : nd;
+  out->ndim = nd;
+  for (int d = 0; d < nd; ++d) {
+    int64_t v = 1;
+    for (int k = 0; k < n; ++k) {
+      int od = d - (nd - ops[k]->ndim);
+      if (od < 0) continue;
+      int64_t s = ops[k]->sizes[od];
+      if (s == v || s == 1) continue;
+      if (v == 1) {
+        v = s;
+        continue;
+      }
+      return false;
+    }
+    out->d[d] = v;
+  }
+  return true;
+}
+
+bool resize_out(KernelRuntimeContext& ctx, const Tensor& out, const Shape& shape) {
+  if (shape.ndim != out.dim() || shape.ndim > kMaxDim) return bad(ctx);
+  SizesType sz[kMaxDim];
+  int64_t n = 1;
+  for (int d = 0; d < shape.ndim; ++d) {
+    if (shape.d[d] < 0 || shape.d[d] > kMaxSize) return bad(ctx);
+    if (!checked_mul(n, shape.d[d], &n)) return bad(ctx);
+    sz[d] = static_cast<SizesType>(shape.d[d]);
+  }
+  Error e = rt::resize_tensor(out, ArrayRef<SizesType>(sz, static_cast<size_t>(shape.ndim)));
+  if (e != Error::Ok) return bad(ctx, e);
+  if (!valid_tensor(out) || out.numel() != n) return bad(ctx);
+  for (int d = 0; d < shape.ndim; ++d)
+    if (out.size(d) != shape.d[d]) return bad(ctx);
+  return true;
+}
+
+bool norm_dim(int64_t dim, int64_t ndim, int64_t* out) {
+  int64_t n = ndim > 0 ? ndim : 1;
+  if (dim < -n || dim >= n) return false;
+  *out = dim < 0 ? dim + n : dim;
+  return true;
+}
+
+bool is_contiguous(const Operand& o) {
+  int64_t expected = 1;
+  for (int d = o.ndim - 1; d >= 0; --d) {
+    if (o.sizes[d] != 1 && o.strides[d] != expected) return false;
+    expected *= o.sizes[d];
+  }
+  return true;
+}
+
+bool is_contiguous(const Tensor& t) { return is_contiguous(operand_of(t)); }
+
+namespace {
+template <typename T>
+void copy_same(const Operand& dst, const Operand& src, const Loop<2>& L) {
+  char* dbase = dst.data;
+  const char* sbase = src.data;
+  L.run([dbase, sbase](int64_t n, const int64_t* off, const int64_t* st) {
+    T* d = reinterpret_cast<T*>(dbase) + off[0];
+    const T* s = reinterpret_cast<const T*>(sbase) + off[1];
+    if (st[0] == 1 && st[1] == 1) {
+      std::memmove(d, s, static_cast<size_t>(n) * sizeof(T));
+    } else if (st[0] == 1 && st[1] == 0) {
+      const T v = *s;
+      for (int64_t i = 0; i < n; ++i) d[i] = v;
+    } else {
+      const int64_t a = st[0], b = st[1];
+      for (int64_t i = 0; i < n; ++i) d[i * a] = s[i * b];
+    }
+  });
+}
+template <typename C>
+void copy_convert(const Operand& dst, const Operand& src, const Loop<2>& L) {
+  char* dbase = dst.data;
+  const char* sbase = src.data;
+  const int64_t de = dst.esize, se = src.esize;
+  const ScalarType dt = dst.dtype, stp = src.dtype;
+  L.run([=](int64_t n, const int64_t* off, const int64_t* st) {
+    char* d = dbase + off[0] * de;
+    const char* s = sbase + off[1] * se;
+    for (int64_t i = 0; i < n; ++i) store_as<C>(d + i * st[0] * de, dt, load_as<C>(s + i * st[1] * se, stp));
+  });
+}
+}  // namespace
+
+void copy_operand(const Operand& dst, const Operand& src, const Shape& shape) {
+  Loop<2> L;
+  const Operand* ops[2] = {&dst, &src};
+  if (!L.init(shape, ops)) return;
+  if (L.numel == 0) return;
+  if (dst.dtype == src.dtype) {
+    switch (dst.esize) {
+      case 1: copy_same<uint8_t>(dst, src, L); return;
+      case 2: copy_same<uint16_t>(dst, src, L); return;
+      case 4: copy_same<uint32_t>(dst, src, L); return;
+      case 8: copy_same<uint64_t>(dst, src, L); return;
+      default: break;
+    }
+  }
+  if (is_floating(dst.dtype) || is_floating(src.dtype)) {
+    copy_convert<double>(dst, src, L);
+  } else {
+    copy_convert<int64_t>(dst, src, L);
+  }
+}
+
+void fill_operand(const Operand& dst, double v, int64_t iv, bool use_int) {
+  alignas(8) char buf[8];
+  Scalar s;
+  if (use_int) {
+    s.kind = Scalar::kInt;
+    s.i = iv;
+  } else {
+    s.kind = Scalar::kDouble;
+    s.d = v;
+  }
+  Operand src = scalar_operand(s, dst.dtype, buf);
+  Shape sh;
+  sh.ndim = dst.ndim;
+  for (int d = 0; d < dst.ndim; ++d) sh.d[d] = dst.sizes[d];
+  copy_operand(dst, src, sh);
+}
+
+const float* contiguous_float(const Tensor& t, std::vector<float>* storage) {
+  if (is_contiguous(t)) return t.const_data_ptr<float>();
+  storage->assign(static_cast<size_t>(t.numel()), 0.f);
+  Operand src = operand_of(t);
+  Operand dst = src;
+  dst.data = reinterpret_cast<char*>(storage->data());
+  int64_t s = 1;
+  for (int d = dst.ndim - 1; d >= 0; --d) {
+    dst.strides[d] = s;
+    s *= dst.sizes[d];
+  }
+  copy_operand(dst, src, shape_of(t));
+  return storage->data();
+}
+
+ContigOut::ContigOut(const Tensor& out) : t(&out) {
+  if (is_contiguous(out)) {
+    ptr = out.mutable_data_ptr<float>();
+  } else {
+    storage.assign(static_cast<size_t>(out.numel()), 0.f);
+    ptr = storage.data();
+  }
+}
+
+void ContigOut::finish() {
+  if (storage.empty()) return;
+  Operand dst = operand_of(*t);
+  Operand src = dst;
+  src.data = reinterpret_cast<char*>(storage.data());
+  int64_t s = 1;
+  for (int d = src.ndim - 1; d >= 0; --d) {
+    src.strides[d] = s;
+    s *= src.sizes[d];
+  }
+  copy_operand(dst, src, shape_of(*t));
+}
+
+}  // namespace etk

@@ -1,0 +1,363 @@
+#pragma once
+// Internal helpers shared by every kernel: argument access with tag checks, tensor validation, strided
+// operands, a broadcasting loop driver and dtype load/store. Nothing here is exported from the library.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <executorch/extension/parallel/thread_parallel.h>
+#include <executorch/runtime/kernel/kernel_includes.h>
+
+namespace etk {
+
+namespace rt = ::executorch::runtime;
+using rt::ArrayRef;
+using rt::Error;
+using rt::EValue;
+using rt::KernelRuntimeContext;
+using rt::Span;
+using Tensor = ::executorch::aten::Tensor;
+using ScalarType = ::executorch::aten::ScalarType;
+using SizesType = ::executorch::aten::SizesType;
+using Args = Span<EValue*>;
+
+constexpr int kMaxDim = 16;
+constexpr int64_t kMaxSize = std::numeric_limits<int32_t>::max();
+
+// Elements of work below which a loop stays on the calling thread.
+constexpr int64_t kParallelGrain = 32768;
+
+// ---------------------------------------------------------------------------------------------------------
+// Failing.
+inline void fail(KernelRuntimeContext& ctx, Error e) {
+  if (ctx.failure_state() == Error::Ok) ctx.fail(e);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Scalars.
+struct Scalar {
+  enum Kind { kInt, kDouble, kBool } kind = kInt;
+  int64_t i = 0;
+  double d = 0;
+  bool b = false;
+  double to_double() const { return kind == kDouble ? d : kind == kInt ? static_cast<double>(i) : (b ? 1.0 : 0.0); }
+  bool is_floating() const { return kind == kDouble; }
+  int64_t to_int() const {
+    if (kind == kInt) return i;
+    if (kind == kBool) return b ? 1 : 0;
+    if (!(d == d)) return 0;
+    if (d >= 9.2e18) return std::numeric_limits<int64_t>::max();
+    if (d <= -9.2e18) return std::numeric_limits<int64_t>::min();
+    return static_cast<int64_t>(d);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Argument access. Each returns false (after failing ctx) on a missing or wrongly tagged argument.
+bool check_nargs(KernelRuntimeContext& ctx, Args args, size_t n);
+bool valid_tensor(const Tensor& t);
+// A validated tensor; nullptr after failing ctx.
+const Tensor* arg_tensor(KernelRuntimeContext& ctx, Args args, size_t i);
+// None -> *t = nullptr.
+bool arg_opt_tensor(KernelRuntimeContext& ctx, Args args, size_t i, const Tensor** t);
+bool arg_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v);
+bool arg_opt_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v, bool* has);
+bool arg_bool(KernelRuntimeContext& ctx, Args args, size_t i, bool* v);
+// Bool, or None (-> dflt).
+bool arg_opt_bool(KernelRuntimeContext& ctx, Args args, size_t i, bool* v, bool dflt);
+bool arg_double(KernelRuntimeContext& ctx, Args args, size_t i, double* v);
+bool arg_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s);
+bool arg_opt_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s, bool* has);
+bool arg_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* v);
+bool arg_opt_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* v, bool* has);
+// A list of validated tensors.
+bool arg_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<Tensor>* v);
+bool arg_opt_string(KernelRuntimeContext& ctx, Args args, size_t i, std::string_view* s, bool* has);
+// Optional ScalarType given as an Int; validated.
+bool arg_opt_dtype(KernelRuntimeContext& ctx, Args args, size_t i, ScalarType* t, bool* has);
+
+// ---------------------------------------------------------------------------------------------------------
+// Dtypes.
+inline bool is_floating(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double; }
+inline bool is_integral(ScalarType t, bool include_bool) {
+  switch (t) {
+    case ScalarType::Byte:
+    case ScalarType::Char:
+    case ScalarType::Short:
+    case ScalarType::Int:
+    case ScalarType::Long:
+      return true;
+    case ScalarType::Bool:
+      return include_bool;
+    default:
+      return false;
+  }
+}
+// Types the generic paths can load and store.
+inline bool is_supported_dtype(ScalarType t) { return is_floating(t) || is_integral(t, true); }
+
+template <typename C>
+inline C load_as(const char* p, ScalarType t) {
+  switch (t) {
+    case ScalarType::Float: return static_cast<C>(*reinterpret_cast<const float*>(p));
+    case ScalarType::Double: return static_cast<C>(*reinterpret_cast<const double*>(p));
+    case ScalarType::Long: return static_cast<C>(*reinterpret_cast<const int64_t*>(p));
+    case ScalarType::Int: return static_cast<C>(*reinterpret_cast<const int32_t*>(p));
+    case ScalarType::Short: return static_cast<C>(*reinterpret_cast<const int16_t*>(p));
+    case ScalarType::Char: return static_cast<C>(*reinterpret_cast<const int8_t*>(p));
+    case ScalarType::Byte: return static_cast<C>(*reinterpret_cast<const uint8_t*>(p));
+    case ScalarType::Bool: return static_cast<C>(*reinterpret_cast<const uint8_t*>(p) != 0);
+    default: return C(0);
+  }
+}
+
+// Float -> integer conversion that never hits UB (NaN -> 0, saturating).
+template <typename I>
+inline I sat_cast(double v) {
+  if (!(v == v)) return I(0);
+  if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  return static_cast<I>(v);
+}
+template <typename I, typename V>
+inline I to_int_type(V v) {
+  if constexpr (std::is_floating_point<V>::value) {
+    return sat_cast<I>(static_cast<double>(v));
+  } else {
+    return static_cast<I>(v);
+  }
+}
+
+template <typename V>
+inline void store_as(char* p, ScalarType t, V v) {
+  switch (t) {
+    case ScalarType::Float: *reinterpret_cast<float*>(p) = static_cast<float>(v); break;
+    case ScalarType::Double: *reinterpret_cast<double*>(p) = static_cast<double>(v); break;
+    case ScalarType::Long: *reinterpret_cast<int64_t*>(p) = to_int_type<int64_t>(v); break;
+    case ScalarType::Int: *reinterpret_cast<int32_t*>(p) = to_int_type<int32_t>(v); break;
+    case ScalarType::Short: *reinterpret_cast<int16_t*>(p) = to_int_type<int16_t>(v); break;
+    case ScalarType::Char: *reinterpret_cast<int8_t*>(p) = to_int_type<int8_t>(v); break;
+    case ScalarType::Byte: *reinterpret_cast<uint8_t*>(p) = to_int_type<uint8_t>(v); break;
+    case ScalarType::Bool: *reinterpret_cast<uint8_t*>(p) = (v != V(0)) ? 1 : 0; break;
+    default: break;
+  }
+}
+
+// Calls f(T{}) with T the C++ type of `t` for the numeric types (Bool excluded). Returns false otherwise.
+template <typename F>
+inline bool dispatch_numeric(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Float: f(float{}); return true;
+    case ScalarType::Double: f(double{}); return true;
+    case ScalarType::Long: f(int64_t{}); return true;
+    case ScalarType::Int: f(int32_t{}); return true;
+    case ScalarType::Short: f(int16_t{}); return true;
+    case ScalarType::Char: f(int8_t{}); return true;
+    case ScalarType::Byte: f(uint8_t{}); return true;
+    default: return false;
+  }
+}
+template <typename F>
+inline bool dispatch_float(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Float: f(float{}); return true;
+    case ScalarType::Double: f(double{}); return true;
+    default: return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Strided operands: a data pointer with logical sizes and element strides (which may be 0 for broadcasting).
+struct Operand {
+  char* data = nullptr;
+  ScalarType dtype = ScalarType::Float;
+  int64_t esize = 4;
+  int ndim = 0;
+  int64_t sizes[kMaxDim] = {};
+  int64_t strides[kMaxDim] = {};
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; ++i) n *= sizes[i];
+    return n;
+  }
+};
+Operand operand_of(const Tensor& t);
+// A 0-dim operand for a scalar, held in *storage (8 bytes), typed as `as`.
+Operand scalar_operand(const Scalar& s, ScalarType as, void* storage);
+// The dtype a scalar takes next to a tensor of type t (PyTorch's rule: the tensor's category wins).
+ScalarType scalar_dtype_next_to(ScalarType t, const Scalar& s);
+
+// Shapes.
+struct Shape {
+  int ndim = 0;
+  int64_t d[kMaxDim] = {};
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; ++i) n *= d[i];
+    return n;
+  }
+};
+Shape shape_of(const Tensor& t);
+// Broadcast shapes of n operands; false if incompatible.
+bool broadcast_shape(const Operand* const* ops, int n, Shape* out);
+// Resizes `out` to `shape` (same rank), failing ctx on any problem; re-validates the tensor.
+bool resize_out(KernelRuntimeContext& ctx, const Tensor& out, const Shape& shape);
+// Normalizes dim into [0, ndim) (ndim 0 accepts -1 and 0 as dim 0 of a 1-element view when allow_scalar).
+bool norm_dim(int64_t dim, int64_t ndim, int64_t* out);
+// True when strides are the row-major contiguous strides (ignoring size-1 dims).
+bool is_contiguous(const Tensor& t);
+bool is_contiguous(const Operand& o);
+
+// ---------------------------------------------------------------------------------------------------------
+// A loop over a shape driving N operands (operand 0 is normally the output). Operands are right-aligned and
+// broadcast against the shape. Dims are coalesced, and (optionally) reordered to follow operand 0's memory
+// order. The callback receives (count, element offsets[N], inner element strides[N]).
+template <int N>
+struct Loop {
+  int ndim = 0;
+  int64_t sizes[kMaxDim] = {};
+  int64_t strides[N][kMaxDim] = {};
+  int64_t numel = 1;
+
+  // False when an operand does not broadcast to shape.
+  bool init(const Shape& shape, const Operand* const* ops, bool reorder = true) {
+    int nd = shape.ndim;
+    int64_t s[kMaxDim];
+    int64_t st[N][kMaxDim];
+    numel = 1;
+    for (int d = 0; d < nd; ++d) {
+      s[d] = shape.d[d];
+      numel *= s[d];
+    }
+    for (int k = 0; k < N; ++k) {
+      const Operand& o = *ops[k];
+      if (o.ndim > nd) {
+        for (int d = 0; d < o.ndim - nd; ++d)
+          if (o.sizes[d] != 1) return false;
+      }
+      for (int d = 0; d < nd; ++d) {
+        int od = d - (nd - o.ndim);
+        if (od < 0) {
+          st[k][d] = 0;
+        } else if (o.sizes[od] == s[d]) {
+          st[k][d] = s[d] == 1 ? 0 : o.strides[od];
+        } else if (o.sizes[od] == 1) {
+          st[k][d] = 0;
+        } else {
+          return false;
+        }
+      }
+    }
+    // Drop size-1 dims.
+    int keep[kMaxDim];
+    int nk = 0;
+    for (int d = 0; d < nd; ++d)
+      if (s[d] != 1) keep[nk++] = d;
+    if (reorder && nk > 1) {
+      // Stable insertion sort by operand 0's stride, descending (outermost first).
+      for (int i = 1; i < nk; ++i) {
+        int v = keep[i];
+        int j = i - 1;
+        while (j >= 0 && st[0][keep[j]] < st[0][v]) {
+          keep[j + 1] = keep[j];
+          --j;
+        }
+        keep[j + 1] = v;
+      }
+    }
+    ndim = 0;
+    for (int i = 0; i < nk; ++i) {
+      int d = keep[i];
+      if (ndim > 0) {
+        bool merge = true;
+        for (int k = 0; k < N; ++k)
+          if (strides[k][ndim - 1] != st[k][d] * s[d]) merge = false;
+        if (merge) {
+          sizes[ndim - 1] *= s[d];
+          for (int k = 0; k < N; ++k) strides[k][ndim - 1] = st[k][d];
+          continue;
+        }
+      }
+      sizes[ndim] = s[d];
+      for (int k = 0; k < N; ++k) strides[k][ndim] = st[k][d];
+      ++ndim;
+    }
+    if (ndim == 0) {
+      ndim = 1;
+      sizes[0] = numel;  // 1 or 0
+      for (int k = 0; k < N; ++k) strides[k][0] = 0;
+    }
+    return true;
+  }
+
+  template <typename F>
+  void run_range(int64_t begin, int64_t end, F& f) const {
+    if (begin >= end) return;
+    int64_t idx[kMaxDim];
+    int64_t rem = begin;
+    for (int d = ndim - 1; d >= 0; --d) {
+      idx[d] = rem % sizes[d];
+      rem /= sizes[d];
+    }
+    int64_t inner[N];
+    for (int k = 0; k < N; ++k) inner[k] = strides[k][ndim - 1];
+    int64_t pos = begin;
+    while (pos < end) {
+      int64_t off[N];
+      for (int k = 0; k < N; ++k) {
+        int64_t o = 0;
+        for (int d = 0; d < ndim; ++d) o += idx[d] * strides[k][d];
+        off[k] = o;
+      }
+      int64_t n = sizes[ndim - 1] - idx[ndim - 1];
+      if (n > end - pos) n = end - pos;
+      f(n, static_cast<const int64_t*>(off), static_cast<const int64_t*>(inner));
+      pos += n;
+      idx[ndim - 1] += n;
+      for (int d = ndim - 1; d > 0 && idx[d] >= sizes[d]; --d) {
+        idx[d] = 0;
+        ++idx[d - 1];
+      }
+    }
+  }
+
+  template <typename F>
+  void run(F f, int64_t grain = kParallelGrain) const {
+    if (numel <= grain) {
+      run_range(0, numel, f);
+      return;
+    }
+    ::executorch::extension::parallel_for(0, numel, grain, [&](int64_t b, int64_t e) {
+      F local = f;
+      run_range(b, e, local);
+    });
+  }
+};
+
+// Copies (with dtype conversion) `src` into `dst`, both viewed with the same logical shape `shape`
+// (src may broadcast). Both dtypes must be supported (checked by the caller).
+void copy_operand(const Operand& dst, const Operand& src, const Shape& shape);
+// Fills an operand with a value.
+void fill_operand(const Operand& dst, double v, int64_t iv, bool use_int);
+
+// Contiguous float copies of inputs / staged outputs for heavy kernels.
+// Gives a contiguous float view of a Float tensor (the tensor itself if already contiguous).
+const float* contiguous_float(const Tensor& t, std::vector<float>* storage);
+// For writing a Float output: returns a pointer to write contiguous data into; call finish() after.
+struct ContigOut {
+  const Tensor* t = nullptr;
+  std::vector<float> storage;
+  float* ptr = nullptr;
+  explicit ContigOut(const Tensor& out);
+  void finish();
+};
+
+// Checked product of non-negative sizes (false on overflow past kMaxSize**2).
+bool checked_mul(int64_t a, int64_t b, int64_t* r);
+
+}  // namespace etk

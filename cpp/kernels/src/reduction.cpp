@@ -1,0 +1,394 @@
+// Reductions (sum, mean, amax, amin, any, argmax, argmin) and softmax / log_softmax.
+#include "kernel_utils.h"
+#include "ops.h"
+
+#include <algorithm>
+
+namespace etk {
+namespace {
+
+// Splits an input's dims into kept and reduced ones and drives a loop over the output with an inner loop
+// over the reduced sub-space.
+struct ReducePlan {
+  Shape out_shape;
+  Loop<2> outer;  // operands: out, in (over the kept dims)
+  Loop<1> inner;  // operand: in (over the reduced dims)
+};
+
+bool make_plan(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, const std::vector<int64_t>& dims,
+               bool all, bool keepdim, ReducePlan* p) {
+  const int nd = static_cast<int>(in.dim());
+  bool red[kMaxDim] = {};
+  if (all) {
+    for (int d = 0; d < nd; ++d) red[d] = true;
+  } else {
+    for (int64_t d : dims) {
+      int64_t nd2;
+      if (!norm_dim(d, nd, &nd2)) {
+        fail(ctx, Error::InvalidArgument);
+        return false;
+      }
+      if (nd == 0) continue;
+      if (red[nd2]) {
+        fail(ctx, Error::InvalidArgument);
+        return false;
+      }
+      red[nd2] = true;
+    }
+  }
+  Operand oin = operand_of(in);
+  Shape& os = p->out_shape;
+  os.ndim = 0;
+  Operand kin = oin;  // kept view of in
+  kin.ndim = 0;
+  Operand rin = oin;  // reduced view of in
+  rin.ndim = 0;
+  Shape kshape, rshape;
+  for (int d = 0; d < nd; ++d) {
+    if (red[d]) {
+      if (keepdim) os.d[os.ndim++] = 1;
+      rin.sizes[rin.ndim] = oin.sizes[d];
+      rin.strides[rin.ndim] = oin.strides[d];
+      rshape.d[rin.ndim] = oin.sizes[d];
+      rin.ndim++;
+    } else {
+      os.d[os.ndim++] = oin.sizes[d];
+      kin.sizes[kin.ndim] = oin.sizes[d];
+      kin.strides[kin.ndim] = oin.strides[d];
+      kshape.d[kin.ndim] = oin.sizes[d];
+      kin.ndim++;
+    }
+  }
+  kshape.ndim = kin.ndim;
+  rshape.ndim = rin.ndim;
+  if (!resize_out(ctx, out, os)) return false;
+  Operand oout = operand_of(out);
+  Operand kout = oout;  // out restricted to kept dims
+  kout.ndim = 0;
+  for (int d = 0, j = 0; d < nd; ++d) {
+    if (red[d]) {
+      if (keepdim) ++j;
+      continue;
+    }
+    kout.sizes[kout.ndim] = oout.sizes[j];
+    kout.strides[kout.ndim] = oout.strides[j];
+    kout.ndim++;
+    ++j;
+  }
+  const Operand* ops2[2] = {&kout, &kin};
+  const Operand* ops1[1] = {&rin};
+  if (!p->outer.init(kshape, ops2) || !p->inner.init(rshape, ops1, /*reorder=*/false)) {
+    fail(ctx, Error::InvalidArgument);
+    return false;
+  }
+  return true;
+}
+
+// Calls f(out_offset, reduce) for every output element, where reduce(g) calls g(in_offset) over the reduced
+// sub-space (element offsets).
+template <typename F>
+void for_each_output(const ReducePlan& p, F f, int64_t work_per_out) {
+  auto body = [&p, &f](int64_t n, const int64_t* off, const int64_t* st) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t oo = off[0] + i * st[0];
+      const int64_t base = off[1] + i * st[1];
+      auto reduce = [&p, base](auto&& g) {
+        auto inner = [&g, base](int64_t m, const int64_t* o2, const int64_t* s2) {
+          const int64_t b = base + o2[0];
+          const int64_t s = s2[0];
+          for (int64_t k = 0; k < m; ++k) g(b + k * s);
+        };
+        p.inner.run_range(0, p.inner.numel, inner);
+      };
+      f(oo, reduce);
+    }
+  };
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, work_per_out));
+  p.outer.run(body, grain);
+}
+
+bool dims_arg(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* dims, bool* all) {
+  bool has = false;
+  if (!arg_opt_int_list(ctx, args, i, dims, &has)) return false;
+  *all = !has || dims->empty();
+  return true;
+}
+
+// sum / mean over dims.
+void sum_mean(KernelRuntimeContext& ctx, Args args, bool mean) {
+  if (!check_nargs(ctx, args, 5)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  if (!in) return;
+  std::vector<int64_t> dims;
+  bool all = false, keepdim = false, has_dt = false;
+  ScalarType dt;
+  if (!dims_arg(ctx, args, 1, &dims, &all) || !arg_bool(ctx, args, 2, &keepdim) ||
+      !arg_opt_dtype(ctx, args, 3, &dt, &has_dt))
+    return;
+  const Tensor* out = arg_tensor(ctx, args, 4);
+  if (!out) return;
+  const ScalarType it = in->scalar_type(), ot = out->scalar_type();
+  if (!is_supported_dtype(it) || !is_supported_dtype(ot)) return fail(ctx, Error::InvalidType);
+  if (has_dt && dt != ot) return fail(ctx, Error::InvalidType);
+  if (mean && !is_floating(ot)) return fail(ctx, Error::InvalidType);
+  ReducePlan p;
+  if (!make_plan(ctx, *in, *out, dims, all, keepdim, &p)) return;
+  if (p.outer.numel == 0) return;
+  const char* ib = static_cast<const char*>(in->const_data_ptr());
+  char* ob = static_cast<char*>(out->mutable_data_ptr());
+  const int64_t ies = in->element_size(), oes = out->element_size();
+  const int64_t count = p.inner.numel;
+  if (!is_floating(ot) && !is_floating(it)) {
+    for_each_output(p, [=](int64_t oo, auto reduce) {
+      uint64_t acc = 0;
+      reduce([&](int64_t off) { acc += static_cast<uint64_t>(load_as<int64_t>(ib + off * ies, it)); });
+      store_as<int64_t>(ob + oo * oes, ot, static_cast<int64_t>(acc));
+    }, count);
+    return;
+  }
+  if (it == ScalarType::Float) {
+    const float* fb = reinterpret_cast<const float*>(ib);
+    for_each_output(p, [=](int64_t oo, auto reduce) {
+      double acc = 0;
+      reduce([&](int64_t off) { acc += fb[off]; });
+      if (mean) acc = count > 0 ? acc / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
+      store_as<double>(ob + oo * oes, ot, acc);
+    }, count);
+    return;
+  }
+  for_each_output(p, [=](int64_t oo, auto reduce) {
+    double acc = 0;
+    reduce([&](int64_t off) { acc += load_as<double>(ib + off * ies, it); });
+    if (mean) acc = count > 0 ? acc / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
+    store_as<double>(ob + oo * oes, ot, acc);
+  }, count);
+}
+
+template <typename T>
+inline bool nan_of(T v) {
+  if constexpr (std::is_floating_point<T>::value)
+    return v != v;
+  else
+    return false;
+}
+
+// amax / amin.
+void amax_amin(KernelRuntimeContext& ctx, Args args, bool is_max) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  if (!in) return;
+  std::vector<int64_t> dims;
+  bool all = false, keepdim = false;
+  if (!dims_arg(ctx, args, 1, &dims, &all) || !arg_bool(ctx, args, 2, &keepdim)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  if (in->scalar_type() != out->scalar_type()) return fail(ctx, Error::InvalidType);
+  ReducePlan p;
+  const ScalarType t = in->scalar_type();
+  if (!is_supported_dtype(t)) return fail(ctx, Error::InvalidType);
+  if (!make_plan(ctx, *in, *out, dims, all, keepdim, &p)) return;
+  if (p.outer.numel == 0) return;
+  if (p.inner.numel == 0) return fail(ctx, Error::InvalidArgument);
+  auto run = [&](auto z) {
+    using T = decltype(z);
+    const T* ib = in->const_data_ptr<T>();
+    T* ob = out->mutable_data_ptr<T>();
+    for_each_output(p, [=](int64_t oo, auto reduce) {
+      bool first = true;
+      T best = T(0);
+      reduce([&](int64_t off) {
+        const T v = ib[off];
+        if (first || nan_of(v) || (!nan_of(best) && (is_max ? v > best : v < best))) best = v;
+        first = false;
+      });
+      ob[oo] = best;
+    }, p.inner.numel);
+  };
+  if (t == ScalarType::Bool) {
+    run(uint8_t{});
+  } else {
+    dispatch_numeric(t, run);
+  }
+}
+
+// argmax / argmin (dim optional: flatten).
+void argmax_argmin(KernelRuntimeContext& ctx, Args args, bool is_max) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  if (!in) return;
+  int64_t dim = 0;
+  bool has_dim = false, keepdim = false;
+  if (!arg_opt_int(ctx, args, 1, &dim, &has_dim) || !arg_bool(ctx, args, 2, &keepdim)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  if (out->scalar_type() != ScalarType::Long) return fail(ctx, Error::InvalidType);
+  const ScalarType t = in->scalar_type();
+  if (!is_supported_dtype(t) || t == ScalarType::Bool) return fail(ctx, Error::InvalidType);
+  if (in->numel() == 0) return fail(ctx, Error::InvalidArgument);
+  ReducePlan p;
+  std::vector<int64_t> dims;
+  if (has_dim) dims.push_back(dim);
+  if (!has_dim && keepdim) {
+    // keepdim with dim=None keeps every dim as 1.
+    if (!make_plan(ctx, *in, *out, dims, true, true, &p)) return;
+  } else if (!make_plan(ctx, *in, *out, dims, !has_dim, keepdim, &p)) {
+    return;
+  }
+  if (p.outer.numel == 0) return;
+  if (p.inner.numel == 0) return fail(ctx, Error::InvalidArgument);
+  // The reduced loop runs in logical order (no reordering), so counting calls gives the logical index.
+  dispatch_numeric(t, [&](auto z) {
+    using T = decltype(z);
+    const T* ib = in->const_data_ptr<T>();
+    int64_t* ob = out->mutable_data_ptr<int64_t>();
+    for_each_output(p, [=](int64_t oo, auto reduce) {
+      bool first = true;
+      T best = T(0);
+      int64_t bi = 0, k = 0;
+      reduce([&](int64_t off) {
+        const T v = ib[off];
+        if (first || (!nan_of(best) && (nan_of(v) || (is_max ? v > best : v < best)))) {
+          best = v;
+          bi = k;
+        }
+        first = false;
+        ++k;
+      });
+      ob[oo] = bi;
+    }, p.inner.numel);
+  });
+}
+
+// any over dims.
+void any_impl(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, const std::vector<int64_t>& dims,
+              bool all, bool keepdim) {
+  const ScalarType it = in.scalar_type(), ot = out.scalar_type();
+  if (!is_supported_dtype(it) || !is_supported_dtype(ot)) return fail(ctx, Error::InvalidType);
+  ReducePlan p;
+  if (!make_plan(ctx, in, out, dims, all, keepdim, &p)) return;
+  if (p.outer.numel == 0) return;
+  const char* ib = static_cast<const char*>(in.const_data_ptr());
+  char* ob = static_cast<char*>(out.mutable_data_ptr());
+  const int64_t ies = in.element_size(), oes = out.element_size();
+  for_each_output(p, [=](int64_t oo, auto reduce) {
+    bool acc = false;
+    if (is_floating(it)) {
+      reduce([&](int64_t off) { acc = acc || load_as<double>(ib + off * ies, it) != 0.0; });
+    } else {
+      reduce([&](int64_t off) { acc = acc || load_as<int64_t>(ib + off * ies, it) != 0; });
+    }
+    store_as<int64_t>(ob + oo * oes, ot, acc ? 1 : 0);
+  }, p.inner.numel);
+}
+
+// softmax / log_softmax along one dim.
+void softmax_impl(KernelRuntimeContext& ctx, Args args, bool log) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  if (!in) return;
+  int64_t dim;
+  bool half_to_float;
+  if (!arg_int(ctx, args, 1, &dim) || !arg_bool(ctx, args, 2, &half_to_float)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  if (half_to_float) return fail(ctx, Error::NotSupported);
+  const ScalarType t = in->scalar_type();
+  if (!is_floating(t) || out->scalar_type() != t) return fail(ctx, Error::InvalidType);
+  int64_t d;
+  if (!norm_dim(dim, in->dim(), &d)) return fail(ctx, Error::InvalidArgument);
+  const Shape shape = shape_of(*in);
+  if (!resize_out(ctx, *out, shape)) return;
+  if (in->numel() == 0) return;
+  Operand oi = operand_of(*in), oo = operand_of(*out);
+  int64_t len = 1, si = 0, so = 0;
+  if (in->dim() > 0) {
+    len = oi.sizes[d];
+    si = oi.strides[d];
+    so = oo.strides[d];
+    // View the dim as size 1 for the outer loop.
+    oi.sizes[d] = 1;
+    oo.sizes[d] = 1;
+  }
+  Shape outer = shape;
+  if (outer.ndim > 0) outer.d[d] = 1;
+  Loop<2> L;
+  const Operand* ops[2] = {&oo, &oi};
+  if (!L.init(outer, ops)) return fail(ctx, Error::InvalidArgument);
+  dispatch_float(t, [&](auto z) {
+    using T = decltype(z);
+    const T* ib = in->const_data_ptr<T>();
+    T* ob = out->mutable_data_ptr<T>();
+    auto body = [=](int64_t n, const int64_t* off, const int64_t* st) {
+      for (int64_t i = 0; i < n; ++i) {
+        const T* x = ib + off[1] + i * st[1];
+        T* y = ob + off[0] + i * st[0];
+        T mx = -std::numeric_limits<T>::infinity();
+        for (int64_t k = 0; k < len; ++k) mx = std::max(mx, x[k * si]);
+        if (mx != mx) mx = 0;  // NaN input: the NaN propagates through the sum anyway
+        if (std::isinf(mx)) mx = 0;
+        double sum = 0;
+        if (log) {
+          for (int64_t k = 0; k < len; ++k) sum += std::exp(static_cast<double>(x[k * si] - mx));
+          const T ls = static_cast<T>(std::log(sum));
+          for (int64_t k = 0; k < len; ++k) y[k * so] = x[k * si] - mx - ls;
+        } else {
+          for (int64_t k = 0; k < len; ++k) {
+            const T e = std::exp(x[k * si] - mx);
+            y[k * so] = e;
+            sum += e;
+          }
+          const T inv = static_cast<T>(1.0 / sum);
+          for (int64_t k = 0; k < len; ++k) y[k * so] *= inv;
+        }
+      }
+    };
+    L.run(body, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, len)));
+  });
+}
+
+}  // namespace
+
+void sum_intlist_out(KernelRuntimeContext& ctx, Args args) { sum_mean(ctx, args, false); }
+void mean_out(KernelRuntimeContext& ctx, Args args) { sum_mean(ctx, args, true); }
+void amax_out(KernelRuntimeContext& ctx, Args args) { amax_amin(ctx, args, true); }
+void amin_out(KernelRuntimeContext& ctx, Args args) { amax_amin(ctx, args, false); }
+void argmax_out(KernelRuntimeContext& ctx, Args args) { argmax_argmin(ctx, args, true); }
+void argmin_out(KernelRuntimeContext& ctx, Args args) { argmax_argmin(ctx, args, false); }
+
+// any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out)
+void any_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  if (!in) return;
+  int64_t dim;
+  bool keepdim;
+  if (!arg_int(ctx, args, 1, &dim) || !arg_bool(ctx, args, 2, &keepdim)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  any_impl(ctx, *in, *out, std::vector<int64_t>{dim}, false, keepdim);
+}
+// any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out)
+void any_dims_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  if (!in) return;
+  std::vector<int64_t> dims;
+  bool all = false, keepdim = false;
+  if (!dims_arg(ctx, args, 1, &dims, &all) || !arg_bool(ctx, args, 2, &keepdim)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  any_impl(ctx, *in, *out, dims, all, keepdim);
+}
+// any.all_out(Tensor self, *, Tensor(a!) out)
+void any_all_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 2)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  const Tensor* out = in ? arg_tensor(ctx, args, 1) : nullptr;
+  if (!out) return;
+  any_impl(ctx, *in, *out, {}, true, false);
+}
+
+void softmax_out(KernelRuntimeContext& ctx, Args args) { softmax_impl(ctx, args, false); }
+void log_softmax_out(KernelRuntimeContext& ctx, Args args) { softmax_impl(ctx, args, true); }
+
+}  // namespace etk

@@ -1,0 +1,38 @@
+// Registers every kernel of ETK_OPS into the runtime's registry when the library is loaded.
+#include <exception>
+#include <new>
+
+#include "ops.h"
+
+namespace etk {
+namespace {
+
+// Kernels never let an exception (e.g. std::bad_alloc from a scratch buffer) escape into the runtime.
+template <void (*F)(KernelRuntimeContext&, Args)>
+void guarded(KernelRuntimeContext& ctx, Args args) {
+  try {
+    F(ctx, args);
+  } catch (const std::bad_alloc&) {
+    fail(ctx, Error::MemoryAllocationFailed);
+  } catch (...) {
+    fail(ctx, Error::Internal);
+  }
+}
+
+#define ETK_KERNEL(name, fn) rt::Kernel(name, &guarded<&fn>),
+const rt::Kernel kKernels[] = {ETK_OPS(ETK_KERNEL)};
+#undef ETK_KERNEL
+
+struct Registrar {
+  Registrar() {
+    const Error e = rt::register_kernels(Span<const rt::Kernel>(kKernels, sizeof(kKernels) / sizeof(kKernels[0])));
+    if (e != Error::Ok) {
+      ET_LOG(Error, "executorch_kernels: registering %zu kernels failed (error 0x%x)",
+             sizeof(kKernels) / sizeof(kKernels[0]), static_cast<unsigned>(e));
+    }
+  }
+};
+const Registrar registrar;
+
+}  // namespace
+}  // namespace etk

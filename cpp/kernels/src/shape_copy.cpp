@@ -1,0 +1,671 @@
+// Shape and copy kernels: views materialized as copies, dim-order / dtype conversions, cat, split, expand,
+// select, slice, full_like, embedding, constant_pad_nd.
+#include "kernel_utils.h"
+#include "ops.h"
+
+#include <algorithm>
+
+namespace etk {
+namespace {
+
+bool dtypes_copyable(ScalarType a, ScalarType b) {
+  return a == b || (is_supported_dtype(a) && is_supported_dtype(b));
+}
+
+Operand contiguous_like(const Operand& o, char* data) {
+  Operand r = o;
+  r.data = data;
+  int64_t s = 1;
+  for (int d = r.ndim - 1; d >= 0; --d) {
+    r.strides[d] = s;
+    s *= r.sizes[d];
+  }
+  return r;
+}
+
+// Copies `in` into `out` (resized to `shape`) preserving the logical (row-major) element order.
+void reshape_copy(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, const Shape& shape) {
+  if (!dtypes_copyable(in.scalar_type(), out.scalar_type())) return fail(ctx, Error::InvalidType);
+  if (shape.numel() != in.numel()) return fail(ctx, Error::InvalidArgument);
+  if (!resize_out(ctx, out, shape)) return;
+  if (in.numel() == 0) return;
+  const Operand oi = operand_of(in), oo = operand_of(out);
+  if (in.scalar_type() == out.scalar_type() && is_contiguous(oi) && is_contiguous(oo)) {
+    std::memmove(oo.data, oi.data, in.nbytes());
+    return;
+  }
+  const Operand* src = &oi;
+  std::vector<char> tmp;
+  Operand ci;
+  if (!is_contiguous(oi)) {
+    tmp.resize(in.nbytes());
+    ci = contiguous_like(oi, tmp.data());
+    copy_operand(ci, oi, shape_of(in));
+    src = &ci;
+  }
+  // Reinterpret the contiguous source with the output's shape.
+  Operand s2 = contiguous_like(oo, src->data);
+  s2.dtype = src->dtype;
+  s2.esize = src->esize;
+  copy_operand(oo, s2, shape);
+}
+
+// Plain copy with the same shape (dtype and dim order may change).
+void same_shape_copy(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out) {
+  if (!dtypes_copyable(in.scalar_type(), out.scalar_type())) return fail(ctx, Error::InvalidType);
+  if (in.dim() != out.dim()) return fail(ctx, Error::InvalidArgument);
+  Shape s = shape_of(in);
+  if (!resize_out(ctx, out, s)) return;
+  if (in.numel() == 0) return;
+  copy_operand(operand_of(out), operand_of(in), s);
+}
+
+bool check_dim_order_arg(KernelRuntimeContext& ctx, Args args, size_t i, const Tensor& out) {
+  std::vector<int64_t> order;
+  bool has = false;
+  if (!arg_opt_int_list(ctx, args, i, &order, &has)) return false;
+  if (!has) return true;
+  if (static_cast<ssize_t>(order.size()) != out.dim()) {
+    fail(ctx, Error::InvalidArgument);
+    return false;
+  }
+  auto od = out.dim_order();
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (od.data() == nullptr || order[k] != static_cast<int64_t>(od[k])) {
+      fail(ctx, Error::InvalidArgument);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void permute_copy_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 3)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  std::vector<int64_t> dims;
+  if (!in || !arg_int_list(ctx, args, 1, &dims)) return;
+  const Tensor* out = arg_tensor(ctx, args, 2);
+  if (!out) return;
+  if (!dtypes_copyable(in->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+  const int nd = static_cast<int>(in->dim());
+  if (static_cast<int>(dims.size()) != nd) return fail(ctx, Error::InvalidArgument);
+  Operand oi = operand_of(*in);
+  Operand src = oi;
+  bool seen[kMaxDim] = {};
+  Shape s;
+  s.ndim = nd;
+  for (int k = 0; k < nd; ++k) {
+    int64_t d;
+    if (!norm_dim(dims[k], nd, &d) || seen[d]) return fail(ctx, Error::InvalidArgument);
+    seen[d] = true;
+    src.sizes[k] = oi.sizes[d];
+    src.strides[k] = oi.strides[d];
+    s.d[k] = oi.sizes[d];
+  }
+  if (!resize_out(ctx, *out, s)) return;
+  copy_operand(operand_of(*out), src, s);
+}
+
+void transpose_copy_int_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  int64_t d0, d1;
+  if (!in || !arg_int(ctx, args, 1, &d0) || !arg_int(ctx, args, 2, &d1)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  if (!dtypes_copyable(in->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+  const int nd = static_cast<int>(in->dim());
+  if (nd == 0) return same_shape_copy(ctx, *in, *out);
+  int64_t a, b;
+  if (!norm_dim(d0, nd, &a) || !norm_dim(d1, nd, &b)) return fail(ctx, Error::InvalidArgument);
+  Operand src = operand_of(*in);
+  std::swap(src.sizes[a], src.sizes[b]);
+  std::swap(src.strides[a], src.strides[b]);
+  Shape s;
+  s.ndim = nd;
+  for (int k = 0; k < nd; ++k) s.d[k] = src.sizes[k];
+  if (!resize_out(ctx, *out, s)) return;
+  copy_operand(operand_of(*out), src, s);
+}
+
+void t_copy_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 2)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  const Tensor* out = in ? arg_tensor(ctx, args, 1) : nullptr;
+  if (!out) return;
+  if (in->dim() > 2) return fail(ctx, Error::InvalidArgument);
+  if (!dtypes_copyable(in->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+  if (in->dim() < 2) return same_shape_copy(ctx, *in, *out);
+  Operand src = operand_of(*in);
+  std::swap(src.sizes[0], src.sizes[1]);
+  std::swap(src.strides[0], src.strides[1]);
+  Shape s;
+  s.ndim = 2;
+  s.d[0] = src.sizes[0];
+  s.d[1] = src.sizes[1];
+  if (!resize_out(ctx, *out, s)) return;
+  copy_operand(operand_of(*out), src, s);
+}
+
+void view_copy_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 3)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  std::vector<int64_t> size;
+  if (!in || !arg_int_list(ctx, args, 1, &size)) return;
+  const Tensor* out = arg_tensor(ctx, args, 2);
+  if (!out) return;
+  if (size.size() > static_cast<size_t>(kMaxDim)) return fail(ctx, Error::InvalidArgument);
+  Shape s;
+  s.ndim = static_cast<int>(size.size());
+  int infer = -1;
+  int64_t known = 1;
+  for (int k = 0; k < s.ndim; ++k) {
+    if (size[k] == -1) {
+      if (infer >= 0) return fail(ctx, Error::InvalidArgument);
+      infer = k;
+      s.d[k] = 1;
+      continue;
+    }
+    if (size[k] < 0 || size[k] > kMaxSize || !checked_mul(known, size[k], &known))
+      return fail(ctx, Error::InvalidArgument);
+    s.d[k] = size[k];
+  }
+  if (infer >= 0) {
+    if (known == 0 || in->numel() % known != 0) return fail(ctx, Error::InvalidArgument);
+    s.d[infer] = in->numel() / known;
+  }
+  reshape_copy(ctx, *in, *out, s);
+}
+
+void squeeze_copy_dims_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 3)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  std::vector<int64_t> dims;
+  if (!in || !arg_int_list(ctx, args, 1, &dims)) return;
+  const Tensor* out = arg_tensor(ctx, args, 2);
+  if (!out) return;
+  const int nd = static_cast<int>(in->dim());
+  bool sq[kMaxDim] = {};
+  for (int64_t d : dims) {
+    int64_t n;
+    if (!norm_dim(d, nd, &n)) return fail(ctx, Error::InvalidArgument);
+    if (nd > 0 && in->size(n) == 1) sq[n] = true;
+  }
+  Shape s;
+  for (int d = 0; d < nd; ++d)
+    if (!sq[d]) s.d[s.ndim++] = in->size(d);
+  reshape_copy(ctx, *in, *out, s);
+}
+
+void squeeze_copy_dim_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 3)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  int64_t dim;
+  if (!in || !arg_int(ctx, args, 1, &dim)) return;
+  const Tensor* out = arg_tensor(ctx, args, 2);
+  if (!out) return;
+  const int nd = static_cast<int>(in->dim());
+  int64_t n;
+  if (!norm_dim(dim, nd, &n)) return fail(ctx, Error::InvalidArgument);
+  Shape s;
+  for (int d = 0; d < nd; ++d)
+    if (!(d == n && in->size(d) == 1)) s.d[s.ndim++] = in->size(d);
+  reshape_copy(ctx, *in, *out, s);
+}
+
+void squeeze_copy_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 2)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  const Tensor* out = in ? arg_tensor(ctx, args, 1) : nullptr;
+  if (!out) return;
+  Shape s;
+  for (int d = 0; d < in->dim(); ++d)
+    if (in->size(d) != 1) s.d[s.ndim++] = in->size(d);
+  reshape_copy(ctx, *in, *out, s);
+}
+
+void unsqueeze_copy_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 3)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  int64_t dim;
+  if (!in || !arg_int(ctx, args, 1, &dim)) return;
+  const Tensor* out = arg_tensor(ctx, args, 2);
+  if (!out) return;
+  const int nd = static_cast<int>(in->dim());
+  if (nd + 1 > kMaxDim) return fail(ctx, Error::InvalidArgument);
+  int64_t n;
+  if (dim < -(nd + 1) || dim > nd) return fail(ctx, Error::InvalidArgument);
+  n = dim < 0 ? dim + nd + 1 : dim;
+  Shape s;
+  s.ndim = nd + 1;
+  for (int d = 0, j = 0; d < nd + 1; ++d) s.d[d] = (d == n) ? 1 : in->size(j++);
+  reshape_copy(ctx, *in, *out, s);
+}
+
+void select_copy_int_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  int64_t dim, index;
+  if (!in || !arg_int(ctx, args, 1, &dim) || !arg_int(ctx, args, 2, &index)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  if (!dtypes_copyable(in->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+  const int nd = static_cast<int>(in->dim());
+  if (nd == 0) return fail(ctx, Error::InvalidArgument);
+  int64_t d;
+  if (!norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
+  const int64_t len = in->size(d);
+  if (index < -len || index >= len) return fail(ctx, Error::InvalidArgument);
+  if (index < 0) index += len;
+  Operand oi = operand_of(*in);
+  Operand src;
+  src.dtype = oi.dtype;
+  src.esize = oi.esize;
+  src.data = oi.data + index * oi.strides[d] * oi.esize;
+  Shape s;
+  for (int k = 0; k < nd; ++k) {
+    if (k == d) continue;
+    src.sizes[src.ndim] = oi.sizes[k];
+    src.strides[src.ndim] = oi.strides[k];
+    src.ndim++;
+    s.d[s.ndim++] = oi.sizes[k];
+  }
+  if (!resize_out(ctx, *out, s)) return;
+  if (s.numel() == 0) return;
+  copy_operand(operand_of(*out), src, s);
+}
+
+void slice_copy_tensor_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 6)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  int64_t dim, start = 0, end = 0, step;
+  bool has_start = false, has_end = false;
+  if (!in || !arg_int(ctx, args, 1, &dim) || !arg_opt_int(ctx, args, 2, &start, &has_start) ||
+      !arg_opt_int(ctx, args, 3, &end, &has_end) || !arg_int(ctx, args, 4, &step))
+    return;
+  const Tensor* out = arg_tensor(ctx, args, 5);
+  if (!out) return;
+  if (!dtypes_copyable(in->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+  const int nd = static_cast<int>(in->dim());
+  if (nd == 0 || step <= 0) return fail(ctx, Error::InvalidArgument);
+  int64_t d;
+  if (!norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
+  const int64_t len = in->size(d);
+  if (!has_start) start = 0;
+  if (!has_end) end = len;
+  if (start < 0) start += len;
+  if (end < 0) end += len;
+  start = std::min(std::max<int64_t>(start, 0), len);
+  end = std::min(std::max<int64_t>(end, start), len);
+  const int64_t n = (end - start + step - 1) / step;
+  Operand src = operand_of(*in);
+  Shape s = shape_of(*in);
+  s.d[d] = n;
+  src.sizes[d] = n;
+  if (n > 0) src.data += start * src.strides[d] * src.esize;
+  src.strides[d] *= step;
+  if (!resize_out(ctx, *out, s)) return;
+  if (s.numel() == 0) return;
+  copy_operand(operand_of(*out), src, s);
+}
+
+void cat_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 3)) return;
+  std::vector<Tensor> ts;
+  int64_t dim;
+  if (!arg_tensor_list(ctx, args, 0, &ts) || !arg_int(ctx, args, 1, &dim)) return;
+  const Tensor* out = arg_tensor(ctx, args, 2);
+  if (!out) return;
+  const Tensor* ref = nullptr;
+  for (const Tensor& t : ts) {
+    if (t.dim() == 1 && t.numel() == 0) continue;  // legacy empty tensors are skipped
+    if (!dtypes_copyable(t.scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+    if (!ref) ref = &t;
+  }
+  if (!ref) {
+    // Everything empty: the output is an empty 1-D tensor (or keeps its rank with a zero dim).
+    Shape s = shape_of(*out);
+    if (s.ndim == 0) return fail(ctx, Error::InvalidArgument);
+    int64_t d0 = 0;
+    if (!norm_dim(dim, s.ndim, &d0)) return fail(ctx, Error::InvalidArgument);
+    s.d[d0] = 0;
+    resize_out(ctx, *out, s);
+    return;
+  }
+  const int nd = static_cast<int>(ref->dim());
+  if (nd == 0) return fail(ctx, Error::InvalidArgument);
+  int64_t d;
+  if (!norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
+  Shape s = shape_of(*ref);
+  s.d[d] = 0;
+  for (const Tensor& t : ts) {
+    if (t.dim() == 1 && t.numel() == 0) continue;
+    if (t.dim() != nd) return fail(ctx, Error::InvalidArgument);
+    for (int k = 0; k < nd; ++k)
+      if (k != d && t.size(k) != ref->size(k)) return fail(ctx, Error::InvalidArgument);
+    s.d[d] += t.size(d);
+    if (s.d[d] > kMaxSize) return fail(ctx, Error::InvalidArgument);
+  }
+  if (!resize_out(ctx, *out, s)) return;
+  Operand oo = operand_of(*out);
+  int64_t pos = 0;
+  for (const Tensor& t : ts) {
+    if (t.dim() == 1 && t.numel() == 0) continue;
+    const int64_t n = t.size(d);
+    if (n > 0 && t.numel() > 0) {
+      Operand dst = oo;
+      dst.data += pos * oo.strides[d] * oo.esize;
+      dst.sizes[d] = n;
+      copy_operand(dst, operand_of(t), shape_of(t));
+    }
+    pos += n;
+  }
+}
+
+namespace {
+void split_impl(KernelRuntimeContext& ctx, const Tensor& in, const std::vector<int64_t>& sizes, int64_t dim,
+                const std::vector<Tensor>& outs) {
+  const int nd = static_cast<int>(in.dim());
+  if (nd == 0) return fail(ctx, Error::InvalidArgument);
+  int64_t d;
+  if (!norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
+  if (sizes.size() != outs.size()) return fail(ctx, Error::InvalidArgument);
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0 || s > kMaxSize) return fail(ctx, Error::InvalidArgument);
+    total += s;
+  }
+  if (total != in.size(d)) return fail(ctx, Error::InvalidArgument);
+  for (const Tensor& o : outs)
+    if (!dtypes_copyable(in.scalar_type(), o.scalar_type())) return fail(ctx, Error::InvalidType);
+  const Operand oi = operand_of(in);
+  int64_t pos = 0;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    Shape s = shape_of(in);
+    s.d[d] = sizes[k];
+    if (!resize_out(ctx, outs[k], s)) return;
+    if (s.numel() > 0) {
+      Operand src = oi;
+      src.data += pos * oi.strides[d] * oi.esize;
+      src.sizes[d] = sizes[k];
+      copy_operand(operand_of(outs[k]), src, s);
+    }
+    pos += sizes[k];
+  }
+}
+}  // namespace
+
+void split_with_sizes_copy_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  std::vector<int64_t> sizes;
+  int64_t dim;
+  std::vector<Tensor> outs;
+  if (!in || !arg_int_list(ctx, args, 1, &sizes) || !arg_int(ctx, args, 2, &dim) ||
+      !arg_tensor_list(ctx, args, 3, &outs))
+    return;
+  split_impl(ctx, *in, sizes, dim, outs);
+}
+
+void split_copy_tensor_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  int64_t split, dim;
+  std::vector<Tensor> outs;
+  if (!in || !arg_int(ctx, args, 1, &split) || !arg_int(ctx, args, 2, &dim) || !arg_tensor_list(ctx, args, 3, &outs))
+    return;
+  int64_t d;
+  if (in->dim() == 0 || !norm_dim(dim, in->dim(), &d) || split < 0) return fail(ctx, Error::InvalidArgument);
+  std::vector<int64_t> sizes;
+  int64_t len = in->size(d);
+  if (split == 0) {
+    if (len != 0) return fail(ctx, Error::InvalidArgument);
+    sizes.push_back(0);
+  }
+  for (int64_t p = 0; split > 0 && p < len; p += split) sizes.push_back(std::min(split, len - p));
+  if (len == 0 && split > 0) sizes.push_back(0);
+  split_impl(ctx, *in, sizes, dim, outs);
+}
+
+void expand_copy_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  std::vector<int64_t> size;
+  bool implicit;
+  if (!in || !arg_int_list(ctx, args, 1, &size) || !arg_bool(ctx, args, 2, &implicit)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  if (!dtypes_copyable(in->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+  const int nd = static_cast<int>(size.size());
+  const int ind = static_cast<int>(in->dim());
+  if (nd > kMaxDim || nd < ind) return fail(ctx, Error::InvalidArgument);
+  Shape s;
+  s.ndim = nd;
+  for (int k = 0; k < nd; ++k) {
+    const int id = k - (nd - ind);
+    int64_t v = size[k];
+    if (v == -1) {
+      if (id < 0) return fail(ctx, Error::InvalidArgument);
+      v = in->size(id);
+    }
+    if (v < 0 || v > kMaxSize) return fail(ctx, Error::InvalidArgument);
+    if (id >= 0 && in->size(id) != v && in->size(id) != 1) return fail(ctx, Error::InvalidArgument);
+    s.d[k] = v;
+  }
+  if (!resize_out(ctx, *out, s)) return;
+  if (s.numel() == 0) return;
+  copy_operand(operand_of(*out), operand_of(*in), s);
+}
+
+void clone_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 3)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  const Tensor* out = in ? arg_tensor(ctx, args, 2) : nullptr;
+  if (!out) return;
+  same_shape_copy(ctx, *in, *out);
+}
+
+void to_copy_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  bool nb;
+  if (!in || !arg_bool(ctx, args, 1, &nb)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  same_shape_copy(ctx, *in, *out);
+}
+
+void to_dim_order_copy_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  bool nb;
+  if (!in || !arg_opt_bool(ctx, args, 1, &nb, false)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  if (!check_dim_order_arg(ctx, args, 2, *out)) return;
+  same_shape_copy(ctx, *in, *out);
+}
+
+void clone_dim_order_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  bool nb;
+  if (!in || !arg_opt_bool(ctx, args, 1, &nb, false)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  if (!check_dim_order_arg(ctx, args, 2, *out)) return;
+  if (in->scalar_type() != out->scalar_type()) return fail(ctx, Error::InvalidType);
+  same_shape_copy(ctx, *in, *out);
+}
+
+namespace {
+void fill_tensor(KernelRuntimeContext& ctx, const Tensor& out, const Scalar& v) {
+  const ScalarType t = out.scalar_type();
+  if (!is_supported_dtype(t)) return fail(ctx, Error::InvalidType);
+  if (out.numel() == 0) return;
+  if (v.kind == Scalar::kDouble)
+    fill_operand(operand_of(out), v.d, 0, false);
+  else
+    fill_operand(operand_of(out), 0, v.to_int(), true);
+}
+}  // namespace
+
+// full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out)
+void full_like_out(KernelRuntimeContext& ctx, Args args) {
+  // Also accepts the long form (self, fill_value, dtype?, layout?, device?, pin_memory?, memory_format?, out).
+  if (!check_nargs(ctx, args, 4)) return;
+  const size_t out_idx = args.size() >= 8 ? 6 : 3;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  Scalar v;
+  if (!in || !arg_scalar(ctx, args, 1, &v)) return;
+  const Tensor* out = arg_tensor(ctx, args, out_idx);
+  if (!out) return;
+  if (!resize_out(ctx, *out, shape_of(*in))) return;
+  fill_tensor(ctx, *out, v);
+}
+
+// full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out)
+void full_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 3)) return;
+  std::vector<int64_t> size;
+  Scalar v;
+  if (!arg_int_list(ctx, args, 0, &size) || !arg_scalar(ctx, args, 1, &v)) return;
+  const Tensor* out = arg_tensor(ctx, args, 2);
+  if (!out) return;
+  if (size.size() > static_cast<size_t>(kMaxDim)) return fail(ctx, Error::InvalidArgument);
+  Shape s;
+  s.ndim = static_cast<int>(size.size());
+  for (int k = 0; k < s.ndim; ++k) s.d[k] = size[k];
+  if (!resize_out(ctx, *out, s)) return;
+  fill_tensor(ctx, *out, v);
+}
+
+void embedding_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 6)) return;
+  const Tensor* w = arg_tensor(ctx, args, 0);
+  const Tensor* idx = w ? arg_tensor(ctx, args, 1) : nullptr;
+  if (!idx) return;
+  int64_t padding_idx;
+  bool sgbf, sparse;
+  if (!arg_int(ctx, args, 2, &padding_idx) || !arg_bool(ctx, args, 3, &sgbf) || !arg_bool(ctx, args, 4, &sparse))
+    return;
+  const Tensor* out = arg_tensor(ctx, args, 5);
+  if (!out) return;
+  if (w->dim() != 2) return fail(ctx, Error::InvalidArgument);
+  const ScalarType it = idx->scalar_type();
+  if (it != ScalarType::Long && it != ScalarType::Int) return fail(ctx, Error::InvalidType);
+  if (!dtypes_copyable(w->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+  if (idx->dim() + 1 > kMaxDim) return fail(ctx, Error::InvalidArgument);
+  const int64_t V = w->size(0), D = w->size(1);
+  Shape s = shape_of(*idx);
+  s.d[s.ndim++] = D;
+  if (!resize_out(ctx, *out, s)) return;
+  const int64_t n = idx->numel();
+  // Gather the indices in logical order, validating each.
+  std::vector<int64_t> ids(static_cast<size_t>(n));
+  if (n > 0) {
+    Operand oi = operand_of(*idx);
+    Operand dst = contiguous_like(oi, reinterpret_cast<char*>(ids.data()));
+    dst.dtype = ScalarType::Long;
+    dst.esize = 8;
+    copy_operand(dst, oi, shape_of(*idx));
+  }
+  for (int64_t v : ids)
+    if (v < 0 || v >= V) return fail(ctx, Error::InvalidArgument);
+  if (n == 0 || D == 0) return;
+  Operand ow = operand_of(*w), oo = operand_of(*out);
+  const bool fast = w->scalar_type() == out->scalar_type() && is_contiguous(ow) && is_contiguous(oo);
+  const size_t row_bytes = static_cast<size_t>(D) * static_cast<size_t>(ow.esize);
+  const char* wb = ow.data;
+  char* obase = oo.data;
+  auto body = [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t r = ids[static_cast<size_t>(i)];
+      if (fast) {
+        std::memmove(obase + i * row_bytes, wb + r * row_bytes, row_bytes);
+      } else {
+        // Row r of the weight -> element i of the output's leading (flattened) dims.
+        Operand src;
+        src.data = ow.data + r * ow.strides[0] * ow.esize;
+        src.dtype = ow.dtype;
+        src.esize = ow.esize;
+        src.ndim = 1;
+        src.sizes[0] = D;
+        src.strides[0] = ow.strides[1];
+        Operand dst;
+        int64_t off = 0, rem = i;
+        for (int k = oo.ndim - 2; k >= 0; --k) {
+          off += (rem % oo.sizes[k]) * oo.strides[k];
+          rem /= oo.sizes[k];
+        }
+        dst.data = oo.data + off * oo.esize;
+        dst.dtype = oo.dtype;
+        dst.esize = oo.esize;
+        dst.ndim = 1;
+        dst.sizes[0] = D;
+        dst.strides[0] = oo.strides[oo.ndim - 1];
+        Shape sh;
+        sh.ndim = 1;
+        sh.d[0] = D;
+        copy_operand(dst, src, sh);
+      }
+    }
+  };
+  if (n * D < kParallelGrain)
+    body(0, n);
+  else
+    ::executorch::extension::parallel_for(0, n, std::max<int64_t>(1, kParallelGrain / D), body);
+}
+
+// constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out)
+void constant_pad_nd_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  std::vector<int64_t> pad;
+  Scalar v;
+  if (!in || !arg_int_list(ctx, args, 1, &pad) || !arg_scalar(ctx, args, 2, &v)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  if (!dtypes_copyable(in->scalar_type(), out->scalar_type()) || !is_supported_dtype(out->scalar_type()))
+    return fail(ctx, Error::InvalidType);
+  const int nd = static_cast<int>(in->dim());
+  if (pad.size() % 2 != 0 || static_cast<int>(pad.size() / 2) > nd) return fail(ctx, Error::InvalidArgument);
+  Shape s = shape_of(*in);
+  int64_t lo[kMaxDim] = {}, hi[kMaxDim] = {};
+  for (size_t k = 0; k < pad.size() / 2; ++k) {
+    const int d = nd - 1 - static_cast<int>(k);
+    lo[d] = pad[2 * k];
+    hi[d] = pad[2 * k + 1];
+    if (lo[d] < -kMaxSize || lo[d] > kMaxSize || hi[d] < -kMaxSize || hi[d] > kMaxSize)
+      return fail(ctx, Error::InvalidArgument);
+    s.d[d] = in->size(d) + lo[d] + hi[d];
+    if (s.d[d] < 0 || s.d[d] > kMaxSize) return fail(ctx, Error::InvalidArgument);
+  }
+  if (!resize_out(ctx, *out, s)) return;
+  if (out->numel() == 0) return;
+  Operand oo = operand_of(*out);
+  if (v.kind == Scalar::kDouble)
+    fill_operand(oo, v.d, 0, false);
+  else
+    fill_operand(oo, 0, v.to_int(), true);
+  // Copy the overlapping region.
+  Operand src = operand_of(*in), dst = oo;
+  Shape cs;
+  cs.ndim = nd;
+  for (int d = 0; d < nd; ++d) {
+    int64_t in_start = lo[d] < 0 ? -lo[d] : 0;
+    int64_t out_start = lo[d] > 0 ? lo[d] : 0;
+    int64_t len = std::min(in->size(d) - in_start, s.d[d] - out_start);
+    if (len <= 0) return;
+    src.data += in_start * src.strides[d] * src.esize;
+    dst.data += out_start * dst.strides[d] * dst.esize;
+    src.sizes[d] = len;
+    dst.sizes[d] = len;
+    cs.d[d] = len;
+  }
+  copy_operand(dst, src, cs);
+}
+
+}  // namespace etk

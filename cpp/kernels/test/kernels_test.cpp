@@ -1,0 +1,399 @@
+// Standalone checks for libexecutorch_kernels: GEMM and convolution against naive references, and a
+// random-argument robustness sweep over every registered kernel (it must fail cleanly, never crash).
+// Usage: executorch_kernels_test [--bench] [--fuzz-iters N]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <executorch/runtime/kernel/kernel_includes.h>
+#include <executorch/runtime/platform/components.h>
+
+using namespace executorch::runtime;
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
+using executorch::aten::TensorImpl;
+using executorch::aten::TensorShapeDynamism;
+
+namespace {
+
+int g_failures = 0;
+#define CHECK(c, ...)                                     \
+  do {                                                    \
+    if (!(c)) {                                           \
+      ++g_failures;                                       \
+      std::printf("FAIL %s:%d: ", __FILE__, __LINE__);    \
+      std::printf(__VA_ARGS__);                           \
+      std::printf("\n");                                  \
+    }                                                     \
+  } while (0)
+
+// A tensor owning its metadata and storage.
+struct OwnedTensor {
+  std::vector<int32_t> sizes;
+  std::vector<uint8_t> order;
+  std::vector<int32_t> strides;
+  std::vector<uint64_t> storage;
+  std::unique_ptr<TensorImpl> impl;
+  OwnedTensor(ScalarType t, std::vector<int32_t> sz, std::vector<uint8_t> dim_order = {},
+              TensorShapeDynamism dyn = TensorShapeDynamism::STATIC)
+      : sizes(std::move(sz)), order(std::move(dim_order)) {
+    if (order.empty())
+      for (size_t i = 0; i < sizes.size(); ++i) order.push_back(static_cast<uint8_t>(i));
+    strides.resize(sizes.size());
+    size_t n = 1;
+    for (int32_t s : sizes) n *= static_cast<size_t>(s);
+    storage.resize((n * elementSize(t) + 7) / 8 + 1);
+    impl.reset(new TensorImpl(t, static_cast<ssize_t>(sizes.size()), sizes.data(), storage.data(),
+                              order.empty() ? nullptr : order.data(), strides.empty() ? nullptr : strides.data(),
+                              dyn));
+  }
+  Tensor tensor() const { return Tensor(impl.get()); }
+  float* f() const { return static_cast<float*>(impl->mutable_data()); }
+  // Logical (row-major) element i -> storage offset.
+  int64_t offset(int64_t i) const {
+    int64_t off = 0;
+    for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
+      off += (i % sizes[d]) * strides[d];
+      i /= sizes[d];
+    }
+    return off;
+  }
+  int64_t numel() const { return impl->numel(); }
+};
+
+struct IntList {
+  std::vector<EValue> items;
+  std::vector<EValue*> ptrs;
+  std::vector<int64_t> scratch;
+  explicit IntList(std::vector<int64_t> v) {
+    for (int64_t x : v) items.emplace_back(x);
+    for (auto& e : items) ptrs.push_back(&e);
+    scratch.resize(v.size());
+  }
+  EValue value() { return EValue(BoxedEvalueList<int64_t>(ptrs.data(), scratch.data(), ptrs.size())); }
+};
+
+OpFunction op(const char* name) {
+  auto r = get_op_function_from_registry(name);
+  if (!r.ok()) {
+    std::printf("missing op %s\n", name);
+    std::exit(1);
+  }
+  return r.get();
+}
+
+Error call(const char* name, std::vector<EValue>& vals) {
+  std::vector<EValue*> ptrs;
+  for (auto& v : vals) ptrs.push_back(&v);
+  KernelRuntimeContext ctx;
+  op(name)(ctx, Span<EValue*>(ptrs.data(), ptrs.size()));
+  return ctx.failure_state();
+}
+
+std::mt19937 rng(1234);
+float frand() { return std::uniform_real_distribution<float>(-1.f, 1.f)(rng); }
+int irand(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+
+void fill(const OwnedTensor& t) {
+  for (int64_t i = 0; i < t.numel(); ++i) t.f()[t.offset(i)] = frand();
+}
+
+void test_mm() {
+  int cases = 0;
+  for (int it = 0; it < 60; ++it) {
+    const int M = irand(1, it < 40 ? 70 : 300), K = irand(1, it < 40 ? 70 : 300), N = irand(1, it < 40 ? 70 : 300);
+    const bool bt = it % 3 == 1, at = it % 4 == 3;
+    OwnedTensor A(ScalarType::Float, {M, K}, at ? std::vector<uint8_t>{1, 0} : std::vector<uint8_t>{});
+    OwnedTensor B(ScalarType::Float, {K, N}, bt ? std::vector<uint8_t>{1, 0} : std::vector<uint8_t>{});
+    OwnedTensor C(ScalarType::Float, {M, N});
+    fill(A);
+    fill(B);
+    std::vector<EValue> v{A.tensor(), B.tensor(), C.tensor(), C.tensor()};
+    Error e = call("aten::mm.out", v);
+    CHECK(e == Error::Ok, "mm failed");
+    double maxerr = 0;
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        double r = 0;
+        for (int k = 0; k < K; ++k) r += double(A.f()[A.offset(i * K + k)]) * B.f()[B.offset(k * N + j)];
+        maxerr = std::max(maxerr, std::fabs(r - C.f()[i * N + j]));
+      }
+    CHECK(maxerr < 1e-4 * std::sqrt(double(K)) + 1e-5, "mm %dx%dx%d err %g", M, K, N, maxerr);
+    ++cases;
+  }
+  std::printf("mm: %d cases\n", cases);
+}
+
+// Naive conv reference (NCHW, 2-D).
+void conv_ref(const OwnedTensor& x, const OwnedTensor& w, const float* bias, int sh, int sw, int ph, int pw, int dh,
+              int dw, int groups, bool transposed, std::vector<double>& y, int Cout, int Ho, int Wo) {
+  const int N = x.sizes[0], Cin = x.sizes[1], H = x.sizes[2], W = x.sizes[3];
+  const int kh = w.sizes[2], kw = w.sizes[3];
+  const int Cig = Cin / groups, Cog = Cout / groups;
+  y.assign(size_t(N) * Cout * Ho * Wo, 0.0);
+  for (int n = 0; n < N; ++n)
+    for (int oc = 0; oc < Cout; ++oc)
+      for (int i = 0; i < Ho * Wo; ++i) y[(size_t(n) * Cout + oc) * Ho * Wo + i] = bias ? bias[oc] : 0.0;
+  for (int n = 0; n < N; ++n)
+    for (int g = 0; g < groups; ++g)
+      for (int ic = 0; ic < Cig; ++ic)
+        for (int oc = 0; oc < Cog; ++oc)
+          for (int i = 0; i < kh; ++i)
+            for (int j = 0; j < kw; ++j) {
+              const int ci = g * Cig + ic, co = g * Cog + oc;
+              const float wv = transposed ? w.f()[((ci * Cog + oc) * kh + i) * kw + j]
+                                          : w.f()[((co * Cig + ic) * kh + i) * kw + j];
+              if (!transposed) {
+                for (int oh = 0; oh < Ho; ++oh)
+                  for (int ow = 0; ow < Wo; ++ow) {
+                    int ih = oh * sh - ph + i * dh, iw = ow * sw - pw + j * dw;
+                    if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                    y[((size_t(n) * Cout + co) * Ho + oh) * Wo + ow] +=
+                        double(wv) * x.f()[((n * Cin + ci) * H + ih) * W + iw];
+                  }
+              } else {
+                for (int ih = 0; ih < H; ++ih)
+                  for (int iw = 0; iw < W; ++iw) {
+                    int oh = ih * sh - ph + i * dh, ow = iw * sw - pw + j * dw;
+                    if (oh < 0 || oh >= Ho || ow < 0 || ow >= Wo) continue;
+                    y[((size_t(n) * Cout + co) * Ho + oh) * Wo + ow] +=
+                        double(wv) * x.f()[((n * Cin + ci) * H + ih) * W + iw];
+                  }
+              }
+            }
+}
+
+void test_conv() {
+  int cases = 0;
+  for (int it = 0; it < 80; ++it) {
+    const bool transposed = it % 4 == 3;
+    const int groups = it % 3 == 0 ? 1 : irand(1, 3);
+    const bool depthwise = !transposed && it % 5 == 1;
+    const int Cin = depthwise ? groups * 1 : groups * irand(1, 4);
+    const int Cout = depthwise ? groups * irand(1, 2) : groups * irand(1, 4);
+    const int H = irand(3, 12), W = irand(3, 12), kh = irand(1, 3), kw = irand(1, 3);
+    const int sh = irand(1, 2), sw = irand(1, 3), dh = irand(1, 2), dw = irand(1, 2);
+    const int ph = irand(0, 2), pw = irand(0, 2);
+    const int N = irand(1, 2);
+    int Ho, Wo, oph = 0, opw = 0;
+    if (!transposed) {
+      Ho = (H + 2 * ph - dh * (kh - 1) - 1) / sh + 1;
+      Wo = (W + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
+      if (H + 2 * ph - dh * (kh - 1) - 1 < 0 || W + 2 * pw - dw * (kw - 1) - 1 < 0) continue;
+    } else {
+      oph = sh > 1 ? irand(0, sh - 1) : 0;
+      opw = sw > 1 ? irand(0, sw - 1) : 0;
+      Ho = (H - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1;
+      Wo = (W - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1;
+      if (Ho <= 0 || Wo <= 0) continue;
+    }
+    OwnedTensor x(ScalarType::Float, {N, Cin, H, W});
+    OwnedTensor w(ScalarType::Float, transposed ? std::vector<int32_t>{Cin, Cout / groups, kh, kw}
+                                                : std::vector<int32_t>{Cout, Cin / groups, kh, kw});
+    OwnedTensor b(ScalarType::Float, {Cout});
+    OwnedTensor y(ScalarType::Float, {N, Cout, Ho, Wo});
+    fill(x);
+    fill(w);
+    fill(b);
+    const bool use_bias = it % 2 == 0;
+    IntList st({sh, sw}), pd({ph, pw}), dl({dh, dw}), op({oph, opw});
+    std::vector<EValue> v{x.tensor(), w.tensor(), use_bias ? EValue(b.tensor()) : EValue(), st.value(), pd.value(),
+                          dl.value(), EValue(transposed), op.value(), EValue(int64_t(groups)), y.tensor(),
+                          y.tensor()};
+    Error e = call("aten::convolution.out", v);
+    CHECK(e == Error::Ok, "conv failed (it %d)", it);
+    std::vector<double> ref;
+    conv_ref(x, w, use_bias ? b.f() : nullptr, sh, sw, ph, pw, dh, dw, groups, transposed, ref, Cout, Ho, Wo);
+    double maxerr = 0;
+    for (size_t i = 0; i < ref.size(); ++i) maxerr = std::max(maxerr, std::fabs(ref[i] - y.f()[i]));
+    CHECK(maxerr < 1e-4, "conv it %d (tr %d g %d) err %g", it, transposed, groups, maxerr);
+    ++cases;
+  }
+  std::printf("conv: %d cases\n", cases);
+}
+
+void bench() {
+  for (int n : {256, 512, 1024, 2048}) {
+    OwnedTensor A(ScalarType::Float, {n, n}), B(ScalarType::Float, {n, n}), C(ScalarType::Float, {n, n});
+    fill(A);
+    fill(B);
+    std::vector<EValue> v{A.tensor(), B.tensor(), C.tensor(), C.tensor()};
+    call("aten::mm.out", v);
+    int reps = n <= 512 ? 20 : 3;
+    auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < reps; ++r) call("aten::mm.out", v);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
+    std::printf("mm %d: %.2f ms, %.1f GFLOP/s\n", n, s * 1e3, 2.0 * n * n * n / s / 1e9);
+  }
+}
+
+// Random arguments for every kernel: each call must return (failing or not) without crashing.
+void fuzz(int iters) {
+  std::vector<std::unique_ptr<OwnedTensor>> pool;
+  const ScalarType types[] = {ScalarType::Float, ScalarType::Long, ScalarType::Bool, ScalarType::Int,
+                              ScalarType::Byte, ScalarType::Double, ScalarType::Half};
+  for (int i = 0; i < 60; ++i) {
+    int nd = irand(0, 5);
+    std::vector<int32_t> sz;
+    for (int d = 0; d < nd; ++d) sz.push_back(irand(0, 4) == 0 ? irand(0, 1) : irand(1, 6));
+    std::vector<uint8_t> order;
+    for (int d = 0; d < nd; ++d) order.push_back(static_cast<uint8_t>(d));
+    if (nd > 1 && irand(0, 3) == 0) std::shuffle(order.begin(), order.end(), rng);
+    ScalarType t = types[irand(0, 6)];
+    pool.emplace_back(new OwnedTensor(t, sz, order, irand(0, 1) ? TensorShapeDynamism::DYNAMIC_BOUND
+                                                                 : TensorShapeDynamism::STATIC));
+    // Fill with small integers / floats / indices (as raw bytes valid for any type).
+    auto* p = reinterpret_cast<uint8_t*>(pool.back()->storage.data());
+    size_t nb = pool.back()->storage.size() * 8;
+    for (size_t k = 0; k < nb; ++k) p[k] = static_cast<uint8_t>(irand(0, 3));
+  }
+  std::vector<std::unique_ptr<IntList>> lists;
+  for (int i = 0; i < 30; ++i) {
+    std::vector<int64_t> v;
+    int n = irand(0, 5);
+    for (int k = 0; k < n; ++k) {
+      int kind = irand(0, 9);
+      v.push_back(kind == 0 ? -1 : kind == 1 ? int64_t(1) << 40 : kind == 2 ? -irand(1, 5) : irand(0, 4));
+    }
+    lists.emplace_back(new IntList(v));
+  }
+  auto names = get_registered_kernel_names();
+  long calls = 0;
+  for (int it = 0; it < iters; ++it) {
+    for (const auto& name : names) {
+      const int n = irand(0, 12);
+      std::vector<EValue> vals(static_cast<size_t>(n));
+      std::vector<std::unique_ptr<OwnedTensor>> outs;
+      for (auto& v : vals) {
+        int kind = irand(0, 9);
+        if (kind <= 3) {
+          v = EValue(pool[static_cast<size_t>(irand(0, int(pool.size()) - 1))]->tensor());
+        } else if (kind == 4) {
+          v = EValue(int64_t(irand(-3, 4)));
+        } else if (kind == 5) {
+          v = EValue(double(frand() * 4));
+        } else if (kind == 6) {
+          v = EValue(bool(irand(0, 1)));
+        } else if (kind == 7) {
+          v = lists[static_cast<size_t>(irand(0, int(lists.size()) - 1))]->value();
+        } else {
+          v = EValue();
+        }
+      }
+      // Restore the pool's shapes (kernels may resize dynamic outputs): not needed for memory safety since
+      // resize keeps numel within the bound.
+      std::vector<EValue*> ptrs;
+      for (auto& v : vals) ptrs.push_back(&v);
+      KernelRuntimeContext ctx;
+      op(name.c_str())(ctx, Span<EValue*>(ptrs.data(), ptrs.size()));
+      ++calls;
+    }
+  }
+  std::printf("fuzz: %ld calls over %zu kernels, no crash\n", calls, names.size());
+
+  // Schema-shaped calls (right tags, hostile values): T tensor, t tensor-or-None, L int list, i int, b bool,
+  // d scalar, X tensor list, n None.
+  struct Sig {
+    const char* name;
+    const char* kinds;
+  };
+  const Sig sigs[] = {
+      {"aten::convolution.out", "TTtLLLbLiTT"},
+      {"aten::max_pool2d_with_indices.out", "TLLLLbTTX"},
+      {"aten::avg_pool2d.out", "TLLLbbnTT"},
+      {"aten::_adaptive_avg_pool2d.out", "TLTT"},
+      {"aten::native_layer_norm.out", "TLttdTTTX"},
+      {"aten::_native_batch_norm_legit_no_training.out", "TttTTddTTTX"},
+      {"aten::embedding.out", "TTibbTT"},
+      {"aten::cat.out", "XiTT"},
+      {"aten::split_with_sizes_copy.out", "TLiXn"},
+      {"aten::addmm.out", "TTTddTT"},
+      {"aten::bmm.out", "TTTT"},
+      {"aten::mm.out", "TTTT"},
+      {"aten::linear.out", "TTtTT"},
+      {"aten::permute_copy.out", "TLTT"},
+      {"aten::view_copy.out", "TLTT"},
+      {"aten::expand_copy.out", "TLbTT"},
+      {"aten::slice_copy.Tensor_out", "TiiiiTT"},
+      {"aten::select_copy.int_out", "TiiTT"},
+      {"aten::sum.IntList_out", "TLbnTT"},
+      {"aten::mean.out", "TLbnTT"},
+      {"aten::amax.out", "TLbTT"},
+      {"aten::argmax.out", "TibTT"},
+      {"aten::any.out", "TibTT"},
+      {"aten::_softmax.out", "TibTT"},
+      {"aten::constant_pad_nd.out", "TLdTT"},
+      {"aten::where.self_out", "TTTTT"},
+      {"aten::add.out", "TTdTT"},
+      {"dim_order_ops::_to_dim_order_copy.out", "TbLTT"},
+      {"aten::squeeze_copy.dims_out", "TLTT"},
+      {"aten::unsqueeze_copy.out", "TiTT"},
+  };
+  long scalls = 0;
+  for (int it = 0; it < iters * 4; ++it) {
+    for (const Sig& sg : sigs) {
+      const size_t n = std::strlen(sg.kinds);
+      std::vector<EValue> vals(n);
+      std::vector<std::unique_ptr<std::vector<EValue>>> tl_items;
+      std::vector<std::unique_ptr<std::vector<EValue*>>> tl_ptrs;
+      std::vector<std::unique_ptr<std::vector<Tensor>>> tl_scratch;
+      for (size_t k = 0; k < n; ++k) {
+        auto rt = [&]() { return EValue(pool[static_cast<size_t>(irand(0, int(pool.size()) - 1))]->tensor()); };
+        switch (sg.kinds[k]) {
+          case 'T': vals[k] = rt(); break;
+          case 't': vals[k] = irand(0, 3) ? rt() : EValue(); break;
+          case 'L': vals[k] = lists[static_cast<size_t>(irand(0, int(lists.size()) - 1))]->value(); break;
+          case 'i': vals[k] = EValue(int64_t(irand(0, 6) == 0 ? -irand(1, 1000) : irand(0, 4))); break;
+          case 'b': vals[k] = EValue(bool(irand(0, 1))); break;
+          case 'd': vals[k] = irand(0, 1) ? EValue(double(frand() * 3)) : EValue(int64_t(irand(-2, 2))); break;
+          case 'X': {
+            int m = irand(0, 4);
+            tl_items.emplace_back(new std::vector<EValue>());
+            for (int q = 0; q < m; ++q) tl_items.back()->push_back(rt());
+            tl_ptrs.emplace_back(new std::vector<EValue*>());
+            for (auto& e : *tl_items.back()) tl_ptrs.back()->push_back(&e);
+            tl_scratch.emplace_back(new std::vector<Tensor>(static_cast<size_t>(m)));
+            vals[k] = EValue(BoxedEvalueList<Tensor>(tl_ptrs.back()->data(), tl_scratch.back()->data(),
+                                                     static_cast<size_t>(m)));
+            break;
+          }
+          default: vals[k] = EValue(); break;
+        }
+      }
+      std::vector<EValue*> ptrs;
+      for (auto& v : vals) ptrs.push_back(&v);
+      KernelRuntimeContext ctx;
+      op(sg.name)(ctx, Span<EValue*>(ptrs.data(), ptrs.size()));
+      ++scalls;
+    }
+  }
+  std::printf("schema fuzz: %ld calls, no crash\n", scalls);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool do_bench = false;
+  int fuzz_iters = 200;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--bench") do_bench = true;
+    if (std::string(argv[i]) == "--fuzz-iters" && i + 1 < argc) fuzz_iters = std::atoi(argv[++i]);
+  }
+  if (load_component("kernels") != Error::Ok) {
+    std::printf("cannot load the kernels component: %s\n", last_error_message());
+    return 1;
+  }
+  std::printf("%zu kernels registered\n", get_num_registered_kernels());
+  test_mm();
+  test_conv();
+  if (do_bench) bench();
+  fuzz(fuzz_iters);
+  std::printf("%s (%d failures)\n", g_failures ? "FAILED" : "PASSED", g_failures);
+  return g_failures ? 1 : 0;
+}
