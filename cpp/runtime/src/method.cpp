@@ -208,6 +208,10 @@ Error MethodState::parse_values(MemoryManager* mm) {
           }
           store->constant = true;
         }
+        const size_t esize = executorch::aten::elementSize(static_cast<ScalarType>(t->scalar_type()));
+        if (reinterpret_cast<uintptr_t>(data) % esize != 0) {
+          return fail(Error::InvalidProgram, "method %s: data of value %zu is not aligned to its element size", name, i);
+        }
         store->impl = TensorImpl(static_cast<ScalarType>(t->scalar_type()), static_cast<ssize_t>(rank),
                                  store->sizes.data(), data, store->dim_order.data(), store->strides.data(), dyn);
         values[i] = EValue(Tensor(&store->impl));

@@ -27,6 +27,12 @@ uint32_t read_u32(const uint8_t* p) {
 
 #define ET_BAD(...) return fail(Error::InvalidProgram, __VA_ARGS__)
 
+// The flatbuffers verifier checks the alignment of a vector's length prefix, not of its 8-byte elements.
+template <typename T>
+bool aligned(const flatbuffers::Vector<T>* v) {
+  return v == nullptr || reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
+}
+
 }  // namespace
 
 Error parse_pte_header(const uint8_t* head, size_t head_size, size_t file_size, PteHeader* out) {
@@ -103,6 +109,7 @@ struct Checker {
   }
 
   Error check_subsegment(const et_pte::SubsegmentOffsets* sub, const char* what) {
+    if (sub != nullptr && !aligned(sub->offsets())) ET_BAD("%s offsets are misaligned", what);
     if (sub == nullptr || sub->offsets() == nullptr || sub->offsets()->size() <= 1) return Error::Ok;
     if (sub->segment_index() >= num_segments()) {
       ET_BAD("%s refers to segment %u but the program has %zu", what, sub->segment_index(), num_segments());
@@ -128,14 +135,18 @@ struct Checker {
       if (d >= rank || seen[d]) ET_BAD("value %zu: dim_order is not a permutation", vi);
       seen[d] = true;
     }
-    uint64_t n = elementSize(st);
+    const uint64_t esize = elementSize(st);
+    uint64_t numel = 1;
+    uint64_t span = 1;  // product of sizes with 0 counted as 1: the largest stride
     for (size_t i = 0; i < rank; ++i) {
       const int32_t s = t->sizes()->Get(i);
       if (s < 0) ET_BAD("value %zu: negative size %d", vi, s);
-      if (mul_overflows(n, static_cast<uint64_t>(s), &n) || n > kMaxBytes) {
-        ET_BAD("value %zu: tensor of absurd size", vi);
-      }
+      // Strides are 32-bit, so a tensor holds fewer than 2^31 elements.
+      numel *= static_cast<uint64_t>(s);
+      span *= static_cast<uint64_t>(s == 0 ? 1 : s);
+      if (span > uint64_t(INT32_MAX)) ET_BAD("value %zu: tensor of absurd size", vi);
     }
+    const uint64_t n = numel * esize;
     if (t->storage_offset() != 0) ET_BAD("value %zu: storage_offset %d is not supported", vi, t->storage_offset());
     const auto dyn = t->shape_dynamism();
     if (dyn == et_pte::TensorShapeDynamism::DYNAMIC_UNBOUND) {
@@ -173,6 +184,7 @@ struct Checker {
         if (!range_ok(cs->offsets()->Get(idx), n, segment_size(cs->segment_index()))) {
           ET_BAD("value %zu: constant data lies outside the constant segment", vi);
         }
+        if (cs->offsets()->Get(idx) % esize != 0) ET_BAD("value %zu: constant data is misaligned", vi);
       } else {
         const auto* cb = program->constant_buffer();
         if (cb == nullptr || idx >= cb->size()) ET_BAD("value %zu: constant index %u out of range", vi, idx);
@@ -195,13 +207,15 @@ struct Checker {
     for (size_t vi = 0; vi < nv; ++vi) {
       const auto* v = (*plan->values())[vi];
       if (v == nullptr) ET_BAD("%s: value %zu is missing", name, vi);
+      if (v->val_type() != et_pte::KernelTypes::Null && v->val() == nullptr) {
+        ET_BAD("%s: value %zu has no payload", name, vi);
+      }
       switch (v->val_type()) {
         case et_pte::KernelTypes::Null:
           break;
         case et_pte::KernelTypes::Int:
         case et_pte::KernelTypes::Bool:
         case et_pte::KernelTypes::Double:
-          if (v->val() == nullptr) ET_BAD("%s: value %zu has no payload", name, vi);
           break;
         case et_pte::KernelTypes::String:
           if (v->val_as_String()->string_val() == nullptr) ET_BAD("%s: string value %zu is empty", name, vi);
@@ -211,7 +225,7 @@ struct Checker {
           break;
         case et_pte::KernelTypes::IntList: {
           const auto* items = v->val_as_IntList()->items();
-          if (items == nullptr) ET_BAD("%s: value %zu: int list without items", name, vi);
+          if (items == nullptr || !aligned(items)) ET_BAD("%s: value %zu: int list is missing or misaligned", name, vi);
           for (int64_t it : *items) {
             if (!in_range(it) || !is_type(plan, it, et_pte::KernelTypes::Int)) {
               ET_BAD("%s: value %zu: int list item %lld is not an Int value", name, vi, (long long)it);
@@ -220,7 +234,9 @@ struct Checker {
           break;
         }
         case et_pte::KernelTypes::DoubleList:
-          if (v->val_as_DoubleList()->items() == nullptr) ET_BAD("%s: value %zu: list without items", name, vi);
+          if (v->val_as_DoubleList()->items() == nullptr || !aligned(v->val_as_DoubleList()->items())) {
+            ET_BAD("%s: value %zu: double list is missing or misaligned", name, vi);
+          }
           break;
         case et_pte::KernelTypes::BoolList:
           if (v->val_as_BoolList()->items() == nullptr) ET_BAD("%s: value %zu: list without items", name, vi);
@@ -288,6 +304,7 @@ struct Checker {
         }
       }
     }
+    if (!aligned(plan->non_const_buffer_sizes())) ET_BAD("%s: planned buffer sizes are misaligned", name);
     if (plan->non_const_buffer_sizes() != nullptr) {
       uint64_t total = 0;
       for (int64_t s : *plan->non_const_buffer_sizes()) {
@@ -306,8 +323,12 @@ struct Checker {
       if (a->memory_id() >= nbuf) ET_BAD("%s: value %zu: memory_id %u has no planned buffer", name, vi, a->memory_id());
       const uint64_t off = uint64_t(a->memory_offset_low()) | (uint64_t(a->memory_offset_high()) << 32);
       const uint64_t size = static_cast<uint64_t>(plan->non_const_buffer_sizes()->Get(a->memory_id()));
-      if (!range_ok(off, tensor_nbytes(v->val_as_Tensor()), size)) {
+      const auto* t = v->val_as_Tensor();
+      if (!range_ok(off, tensor_nbytes(t), size)) {
         ET_BAD("%s: value %zu lies outside planned buffer %u", name, vi, a->memory_id());
+      }
+      if (off % elementSize(static_cast<etensor::ScalarType>(t->scalar_type())) != 0) {
+        ET_BAD("%s: value %zu is misaligned in planned buffer %u", name, vi, a->memory_id());
       }
     }
     const size_t nchains = plan->chains() ? plan->chains()->size() : 0;

@@ -19,12 +19,14 @@ TensorImpl::TensorImpl(ScalarType type, ssize_t dim, SizesType* sizes, void* dat
 
 void TensorImpl::recompute_strides() {
   if (dim_ == 0 || strides_ == nullptr || dim_order_ == nullptr) return;
-  StridesType stride = 1;
+  int64_t stride = 1;
   for (ssize_t i = dim_ - 1; i >= 0; --i) {
     const DimOrderType d = dim_order_[i];
-    strides_[d] = stride;
-    // Size-0 dims still get a stride as if they were 1, as upstream does.
+    strides_[d] = static_cast<StridesType>(stride);
+    // Size-0 dims still get a stride as if they were 1, as upstream does. Programs are checked at load so that
+    // strides fit 32 bits; the 64-bit product only keeps other callers free of overflow.
     stride *= sizes_[d] == 0 ? 1 : sizes_[d];
+    if (stride > INT32_MAX) stride = INT32_MAX;
   }
 }
 

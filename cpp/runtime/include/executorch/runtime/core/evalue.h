@@ -75,12 +75,16 @@ struct EValue {
     payload.as_list_optional_tensor = l;
   }
   EValue(const char* s, size_t n) : tag(Tag::String) { payload.as_string = ArrayRef<char>(s, n); }
-  // Anything that dereferences to a Tensor (TensorPtr, Tensor*) becomes a Tensor value.
+  // Anything that dereferences to a Tensor (TensorPtr, Tensor*) becomes a Tensor value; a null one becomes None
+  // (which methods then reject as a wrong input instead of crashing).
   template <typename T, typename = std::enable_if_t<
                             !std::is_same<std::decay_t<T>, EValue>::value &&
                             std::is_convertible<decltype(*std::declval<T>()), executorch::aten::Tensor>::value>>
-  /* implicit */ EValue(T&& value) : tag(Tag::Tensor) {
-    payload.as_tensor = *value;
+  /* implicit */ EValue(T&& value) {
+    if (static_cast<bool>(value)) {
+      tag = Tag::Tensor;
+      payload.as_tensor = *value;
+    }
   }
 
   bool isNone() const { return tag == Tag::None; }
