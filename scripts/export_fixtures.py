@@ -132,17 +132,13 @@ class Cnn(nn.Module):
 class Transformer(nn.Module):
     def __init__(self) -> None:
         super().__init__()
-        self.layer = nn.TransformerEncoderLayer(
-            d_model=32, nhead=4, dim_feedforward=64, dropout=0.0, batch_first=True
-        )
+        self.layer = nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, dropout=0.0, batch_first=True)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.layer(x)
 
 
-def conv_bn(
-    cin: int, cout: int, kernel: int, stride: int = 1, groups: int = 1
-) -> nn.Sequential:
+def conv_bn(cin: int, cout: int, kernel: int, stride: int = 1, groups: int = 1) -> nn.Sequential:
     return nn.Sequential(
         nn.Conv2d(cin, cout, kernel, stride, kernel // 2, groups=groups, bias=False),
         nn.BatchNorm2d(cout),
@@ -216,9 +212,7 @@ class Int64Input(nn.Module):
         super().__init__()
         self.emb = nn.Embedding(20, 8)
 
-    def forward(
-        self, ids: torch.Tensor, offsets: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, ids: torch.Tensor, offsets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         summed = self.emb(ids).sum(dim=-1) + offsets.to(torch.float32)
         return summed, ids + offsets
 
@@ -228,9 +222,7 @@ class MultiOutput(nn.Module):
         super().__init__()
         self.weight = nn.Parameter(torch.randn(4, 3))
 
-    def forward(
-        self, x: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         return x + 1, x.sum(dim=1), torch.relu(x) @ self.weight
 
 
@@ -274,9 +266,7 @@ def build_fixtures() -> list[Fixture]:
         Fixture(
             name="mlp",
             description="Linear(8->16) + ReLU + Linear(16->4); input [2,8].",
-            methods={
-                "forward": MethodSpec(mlp, [(randn(g, 2, 8),), (randn(g, 2, 8) * 3,)])
-            },
+            methods={"forward": MethodSpec(mlp, [(randn(g, 2, 8),), (randn(g, 2, 8) * 3,)])},
         )
     )
 
@@ -285,11 +275,8 @@ def build_fixtures() -> list[Fixture]:
     fixtures.append(
         Fixture(
             name="add_mul",
-            description="README example: linear(relu(x * 2 + 1)), Linear(4->3); "
-            "input [2,4].",
-            methods={
-                "forward": MethodSpec(add_mul, [(randn(g, 2, 4),), (randn(g, 2, 4),)])
-            },
+            description="README example: linear(relu(x * 2 + 1)), Linear(4->3); input [2,4].",
+            methods={"forward": MethodSpec(add_mul, [(randn(g, 2, 4),), (randn(g, 2, 4),)])},
         )
     )
 
@@ -334,9 +321,7 @@ def build_fixtures() -> list[Fixture]:
             description="nn.TransformerEncoderLayer(d_model=32, nhead=4, "
             "dim_feedforward=64, batch_first=True, dropout=0) in eval; input "
             "[1,6,32]. Partially delegated in the XNNPACK program.",
-            methods={
-                "forward": MethodSpec(Transformer().eval(), [(randn(g, 1, 6, 32),)])
-            },
+            methods={"forward": MethodSpec(Transformer().eval(), [(randn(g, 1, 6, 32),)])},
             atol=1e-4,
             rtol=1e-4,
         )
@@ -366,9 +351,7 @@ def build_fixtures() -> list[Fixture]:
             "+ b[5]; encode(x[3,4]) = relu(x) * 3.",
             methods={
                 "forward": MethodSpec(Affine().eval(), [(randn(g, 2, 4),)]),
-                "encode": MethodSpec(
-                    Encode().eval(), [(randn(g, 3, 4),), (randn(g, 3, 4),)]
-                ),
+                "encode": MethodSpec(Encode().eval(), [(randn(g, 3, 4),), (randn(g, 3, 4),)]),
             },
         )
     )
@@ -423,11 +406,7 @@ def build_fixtures() -> list[Fixture]:
             name="multi_output",
             description="Returns a tuple of 3 outputs for x [2,4]: x + 1 [2,4], "
             "x.sum(dim=1) [2], relu(x) @ W[4,3] [2,3].",
-            methods={
-                "forward": MethodSpec(
-                    MultiOutput().eval(), [(randn(g, 2, 4),), (randn(g, 2, 4),)]
-                )
-            },
+            methods={"forward": MethodSpec(MultiOutput().eval(), [(randn(g, 2, 4),), (randn(g, 2, 4),)])},
         )
     )
 
@@ -445,9 +424,7 @@ def export_methods(fixture: Fixture) -> dict[str, torch.export.ExportedProgram]:
         example = spec.cases[0]
         if spec.dynamic_shapes is not None:
             # Export with an example that is not a specialisable size (1).
-            example = tuple(
-                torch.zeros((2, *t.shape[1:]), dtype=t.dtype) for t in example
-            )
+            example = tuple(torch.zeros((2, *t.shape[1:]), dtype=t.dtype) for t in example)
         with torch.no_grad():
             eps[method_name] = torch.export.export(
                 spec.module, example, dynamic_shapes=spec.dynamic_shapes, strict=False
@@ -514,9 +491,7 @@ def as_tuple(out: Any) -> tuple[torch.Tensor, ...]:
     return tuple(out)
 
 
-def compare(
-    got: Sequence[Any], want: Sequence[torch.Tensor], atol: float, rtol: float
-) -> list[str]:
+def compare(got: Sequence[Any], want: Sequence[torch.Tensor], atol: float, rtol: float) -> list[str]:
     problems: list[str] = []
     if len(got) != len(want):
         return [f"output count {len(got)} != {len(want)}"]
@@ -524,10 +499,7 @@ def compare(
         g_arr = to_numpy(g) if isinstance(g, torch.Tensor) else np.asarray(g)
         w_arr = to_numpy(w)
         if g_arr.dtype != w_arr.dtype or g_arr.shape != w_arr.shape:
-            problems.append(
-                f"out{i}: {g_arr.dtype}{list(g_arr.shape)} != "
-                f"{w_arr.dtype}{list(w_arr.shape)}"
-            )
+            problems.append(f"out{i}: {g_arr.dtype}{list(g_arr.shape)} != {w_arr.dtype}{list(w_arr.shape)}")
             continue
         if np.issubdtype(w_arr.dtype, np.floating):
             ok = np.allclose(g_arr, w_arr, atol=atol, rtol=rtol)
@@ -592,14 +564,8 @@ def export_fixture(fixture: Fixture, out_root: Path, verify: bool) -> dict[str, 
             prefix = f"{method_name}_case{idx}"
             cases_json.append(
                 {
-                    "inputs": [
-                        save_npy(out_dir / f"{prefix}_in{i}.npy", t)
-                        for i, t in enumerate(inputs)
-                    ],
-                    "outputs": [
-                        save_npy(out_dir / f"{prefix}_out{i}.npy", t)
-                        for i, t in enumerate(outputs)
-                    ],
+                    "inputs": [save_npy(out_dir / f"{prefix}_in{i}.npy", t) for i, t in enumerate(inputs)],
+                    "outputs": [save_npy(out_dir / f"{prefix}_out{i}.npy", t) for i, t in enumerate(outputs)],
                 }
             )
         methods_json[method_name] = {"cases": cases_json}
@@ -630,10 +596,7 @@ def export_fixture(fixture: Fixture, out_root: Path, verify: bool) -> dict[str, 
             problems, worst = verify_with_upstream(pte, fixture, references)
             upstream[variant] = {"matched": not problems, "max_abs_err": worst}
             if problems:
-                raise RuntimeError(
-                    f"{fixture.name}/{variant}: upstream runtime mismatch: "
-                    + "; ".join(problems)
-                )
+                raise RuntimeError(f"{fixture.name}/{variant}: upstream runtime mismatch: " + "; ".join(problems))
 
     xnn_calls = delegate_calls["xnnpack"]
     if xnn_calls == 0:
@@ -657,8 +620,7 @@ def export_fixture(fixture: Fixture, out_root: Path, verify: bool) -> dict[str, 
         "dynamic": fixture.dynamic,
     }
     print(
-        f"{fixture.name}: sizes={sizes} xnnpack={xnn_state} "
-        f"(delegate calls {xnn_calls}) upstream={upstream}",
+        f"{fixture.name}: sizes={sizes} xnnpack={xnn_state} (delegate calls {xnn_calls}) upstream={upstream}",
         flush=True,
     )
     return entry

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Checks an installed SDK prefix: SONAMEs, $ORIGIN-only RUNPATHs, no build-machine paths, one owner per registry.
+
+Usage: check_artifacts.py PREFIX [--source-dir DIR] [--build-dir DIR] [--report FILE.json]
+Exits 1 when a check fails. The functions are also used by the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Symbols that only their owning library may define (demangled name fragments).
+OWNERS: dict[str, list[str]] = {
+    "libexecutorch.so": [
+        "executorch::runtime::register_kernels(",
+        "executorch::runtime::register_backend(",
+        "executorch::runtime::get_backend_class(",
+        "executorch::runtime::get_op_function_from_registry(",
+        "executorch::runtime::get_registered_kernel_names",
+        "executorch::runtime::load_component(",
+    ],
+    "libexecutorch_threadpool.so": [
+        "executorch::extension::threadpool::get_threadpool(",
+        "executorch::extension::parallel_for(",
+    ],
+}
+SONAME_RE = re.compile(r"^lib(executorch[a-z_]*)\.so\.(\d+)\.(\d+)$")
+
+
+@dataclass
+class Report:
+    checks: dict[str, list[str]] = field(default_factory=dict)  # check name -> problems
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    def add(self, check: str, problem: str | None = None) -> None:
+        self.checks.setdefault(check, [])
+        if problem:
+            self.checks[check].append(problem)
+
+    @property
+    def ok(self) -> bool:
+        return all(not p for p in self.checks.values())
+
+
+def is_elf(path: Path) -> bool:
+    with path.open("rb") as f:
+        return f.read(4) == b"\x7fELF"
+
+
+def elf_files(prefix: Path) -> list[Path]:
+    out = []
+    for p in sorted(prefix.rglob("*")):
+        if p.is_file() and not p.is_symlink() and is_elf(p):
+            out.append(p)
+    return out
+
+
+def dynamic_entries(path: Path) -> dict[str, list[str]]:
+    text = subprocess.run(["readelf", "-d", str(path)], check=True, capture_output=True, text=True).stdout
+    entries: dict[str, list[str]] = {}
+    for m in re.finditer(r"\((\w+)\)\s+[^\[]*\[([^\]]*)\]", text):
+        entries.setdefault(m.group(1), []).append(m.group(2))
+    return entries
+
+
+def defined_symbols(path: Path) -> list[str]:
+    text = subprocess.run(
+        ["nm", "-D", "-C", "--defined-only", str(path)], check=True, capture_output=True, text=True
+    ).stdout
+    return [line.split(" ", 2)[2] for line in text.splitlines() if line.count(" ") >= 2]
+
+
+def check_elf(prefix: Path, report: Report) -> None:
+    for path in elf_files(prefix):
+        rel = path.relative_to(prefix).as_posix()
+        dyn = dynamic_entries(path)
+        if "RPATH" in dyn:
+            report.add("runpath", f"{rel}: uses DT_RPATH {dyn['RPATH']} instead of DT_RUNPATH")
+        for entry in dyn.get("RUNPATH", []):
+            for part in entry.split(":"):
+                if not part.startswith("$ORIGIN"):
+                    report.add("runpath", f"{rel}: RUNPATH entry {part!r} is not $ORIGIN-relative")
+        report.add("runpath")
+        if rel.startswith("lib/") and ".so" in path.name:
+            sonames = dyn.get("SONAME", [])
+            if len(sonames) != 1 or not SONAME_RE.match(sonames[0]):
+                report.add("soname", f"{rel}: SONAME {sonames} is not lib<name>.so.<major>.<minor>")
+            else:
+                if not path.name.startswith(sonames[0]):
+                    report.add("soname", f"{rel}: file name does not match its SONAME {sonames[0]}")
+                link = path.parent / sonames[0]
+                if not link.exists():
+                    report.add("soname", f"{rel}: no {sonames[0]} link next to it")
+            report.add("soname")
+
+
+def check_paths(prefix: Path, forbidden: list[str], report: Report) -> None:
+    needles = [f.rstrip("/").encode() for f in forbidden if f]
+    for path in sorted(prefix.rglob("*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        data = path.read_bytes()
+        for needle in needles:
+            if needle in data:
+                report.add("no-build-paths", f"{path.relative_to(prefix)} contains {needle.decode()!r}")
+    report.add("no-build-paths")
+
+
+def check_owners(prefix: Path, report: Report) -> None:
+    libs = [p for p in elf_files(prefix) if p.parent.name == "lib"]
+    for owner, symbols in OWNERS.items():
+        for sym in symbols:
+            definers = [p.name for p in libs if any(s.startswith(sym) for s in defined_symbols(p))]
+            owners = [d for d in definers if d.startswith(owner)]
+            if len(owners) != 1 or len(definers) != 1:
+                report.add("single-owner", f"{sym}..) defined in {definers or 'no library'}; expected only {owner}")
+    report.add("single-owner")
+
+
+def check_prefix(prefix: Path, forbidden: list[str]) -> Report:
+    report = Report()
+    for path in sorted(prefix.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            report.sizes[path.relative_to(prefix).as_posix()] = path.stat().st_size
+    check_elf(prefix, report)
+    check_paths(prefix, forbidden, report)
+    check_owners(prefix, report)
+    return report
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("prefix", type=Path)
+    ap.add_argument("--source-dir", default="")
+    ap.add_argument("--build-dir", default="")
+    ap.add_argument("--report", type=Path)
+    args = ap.parse_args()
+    if not args.prefix.is_dir():
+        print(f"error: {args.prefix} is not a directory; build the SDK first (scripts/build_sdk.sh)", file=sys.stderr)
+        return 2
+    forbidden = [os.path.abspath(p) for p in (args.source_dir, args.build_dir) if p]
+    report = check_prefix(args.prefix.resolve(), forbidden)
+    libs = {k: v for k, v in report.sizes.items() if k.startswith(("lib/", "bin/")) and ".cmake" not in k}
+    print(f"{'artifact':48} {'bytes':>10}")
+    for name, size in libs.items():
+        print(f"{name:48} {size:>10}")
+    print(f"{'(all files: ' + str(len(report.sizes)) + ')':48} {sum(report.sizes.values()):>10}")
+    print()
+    for check, problems in report.checks.items():
+        print(f"{check:20} {'ok' if not problems else 'FAILED'}")
+        for p in problems:
+            print(f"    {p}")
+    if args.report:
+        args.report.parent.mkdir(parents=True, exist_ok=True)
+        args.report.write_text(
+            json.dumps(
+                {"prefix": str(args.prefix), "ok": report.ok, "checks": report.checks, "sizes": report.sizes}, indent=2
+            )
+            + "\n"
+        )
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
