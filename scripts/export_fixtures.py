@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
+import math
 import shutil
 import sys
 import warnings
@@ -226,6 +227,280 @@ class MultiOutput(nn.Module):
         return x + 1, x.sum(dim=1), torch.relu(x) @ self.weight
 
 
+class BasicBlock(nn.Module):
+    """ResNet basic block: conv-bn-relu, conv-bn, shortcut (1x1 stride-s conv + BN when the shape changes)."""
+
+    def __init__(self, cin: int, cout: int, stride: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.shortcut: nn.Module = nn.Identity()
+        if stride != 1 or cin != cout:
+            self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return torch.relu(y + self.shortcut(x))
+
+
+class ResNetBlocks(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, 1, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU())
+        self.layer1 = BasicBlock(8, 8, 1)
+        self.layer2 = BasicBlock(8, 16, 2)
+        self.layer3 = BasicBlock(16, 32, 2)
+        self.pool = nn.AvgPool2d(2)
+        self.adaptive = nn.AdaptiveAvgPool2d((2, 2))
+        self.fc = nn.Linear(32 * 2 * 2, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.layer3(self.layer2(self.layer1(self.stem(x))))
+        x = self.adaptive(self.pool(x))
+        return self.fc(torch.flatten(x, 1))
+
+
+class SqueezeExcite(nn.Module):
+    def __init__(self, channels: int, reduced: int) -> None:
+        super().__init__()
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.reduce = nn.Conv2d(channels, reduced, 1)
+        self.expand = nn.Conv2d(reduced, channels, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        s = torch.relu(self.reduce(self.pool(x)))
+        return x * nn.functional.hardsigmoid(self.expand(s))
+
+
+class MobileNetV3Block(nn.Module):
+    """Expand 1x1 + BN + hardswish, depthwise kxk + BN + hardswish, squeeze-excite, project 1x1 + BN."""
+
+    def __init__(self, cin: int, hidden: int, cout: int, kernel: int, stride: int) -> None:
+        super().__init__()
+        self.expand = conv_bn(cin, hidden, 1)
+        self.depthwise = conv_bn(hidden, hidden, kernel, stride=stride, groups=hidden)
+        self.se = SqueezeExcite(hidden, max(hidden // 4, 4))
+        self.project = conv_bn(hidden, cout, 1)
+        self.residual = stride == 1 and cin == cout
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = nn.functional.hardswish(self.expand(x))
+        y = nn.functional.hardswish(self.depthwise(y))
+        y = self.project(self.se(y))
+        return x + y if self.residual else y
+
+
+class MobileNetV3(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = conv_bn(3, 16, 3, stride=2)
+        self.block1 = MobileNetV3Block(16, 32, 16, 3, 1)
+        self.block2 = MobileNetV3Block(16, 48, 24, 5, 2)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc1 = nn.Linear(24, 32)
+        self.fc2 = nn.Linear(32, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = nn.functional.hardswish(self.stem(x))
+        x = self.block2(self.block1(x))
+        x = torch.flatten(self.pool(x), 1)
+        return self.fc2(nn.functional.hardswish(self.fc1(x)))
+
+
+class ManualCausalAttention(nn.Module):
+    """Multi-head self-attention written out: softmax(q @ k^T / sqrt(d) + causal mask) @ v."""
+
+    def __init__(self, dim: int, heads: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, c = x.shape
+        d = c // self.heads
+        q, k, v = self.qkv(x).split(c, dim=-1)
+        q = q.view(b, t, self.heads, d).transpose(1, 2)
+        k = k.view(b, t, self.heads, d).transpose(1, 2)
+        v = v.view(b, t, self.heads, d).transpose(1, 2)
+        mask = torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d) + mask
+        y = torch.softmax(scores, dim=-1) @ v
+        return self.proj(y.transpose(1, 2).reshape(b, t, c))
+
+
+class SdpaCausalAttention(nn.Module):
+    """The same attention through ``F.scaled_dot_product_attention(is_causal=True)``."""
+
+    def __init__(self, dim: int, heads: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, c = x.shape
+        d = c // self.heads
+        q, k, v = self.qkv(x).split(c, dim=-1)
+        q = q.view(b, t, self.heads, d).transpose(1, 2)
+        k = k.view(b, t, self.heads, d).transpose(1, 2)
+        v = v.view(b, t, self.heads, d).transpose(1, 2)
+        y = nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.proj(y.transpose(1, 2).reshape(b, t, c))
+
+
+class GptBlock(nn.Module):
+    def __init__(self, dim: int, heads: int, sdpa: bool) -> None:
+        super().__init__()
+        self.ln1 = nn.LayerNorm(dim)
+        self.attn: nn.Module = SdpaCausalAttention(dim, heads) if sdpa else ManualCausalAttention(dim, heads)
+        self.ln2 = nn.LayerNorm(dim)
+        self.fc = nn.Linear(dim, 2 * dim)
+        self.out = nn.Linear(2 * dim, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.ln1(x))
+        return x + self.out(nn.functional.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+
+class GptDecoder(nn.Module):
+    def __init__(self, vocab: int = 64, dim: int = 32, heads: int = 4, max_len: int = 16) -> None:
+        super().__init__()
+        self.tok = nn.Embedding(vocab, dim)
+        self.pos = nn.Embedding(max_len, dim)
+        self.blocks = nn.ModuleList([GptBlock(dim, heads, sdpa=False), GptBlock(dim, heads, sdpa=True)])
+        self.ln_f = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, vocab, bias=False)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        t = ids.shape[1]
+        x = self.tok(ids) + self.pos(torch.arange(t))
+        for block in self.blocks:
+            x = block(x)
+        return torch.log_softmax(self.head(self.ln_f(x)), dim=-1)
+
+
+def conv_norm_relu(cin: int, cout: int, norm: str) -> nn.Sequential:
+    layer: nn.Module = nn.GroupNorm(4, cout) if norm == "group" else nn.BatchNorm2d(cout)
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), layer, nn.ReLU())
+
+
+class TinyUNet(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.enc1 = conv_norm_relu(3, 8, "group")
+        self.enc2 = conv_norm_relu(8, 16, "batch")
+        self.mid = conv_norm_relu(16, 16, "group")
+        self.pool = nn.MaxPool2d(2)
+        self.up_t = nn.ConvTranspose2d(16, 16, 2, stride=2)
+        self.dec2 = conv_norm_relu(32, 16, "batch")
+        self.up_bilinear = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False)
+        self.dec1 = conv_norm_relu(24, 8, "group")
+        self.aux = nn.Conv2d(16, 8, 1)
+        self.head = nn.Conv2d(8, 2, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        e1 = self.enc1(x)  # 16x16
+        e2 = self.enc2(self.pool(e1))  # 8x8
+        m = self.mid(self.pool(e2))  # 4x4
+        d2 = self.dec2(torch.cat([self.up_t(m), e2], dim=1))  # 8x8
+        d1 = self.dec1(torch.cat([self.up_bilinear(d2), e1], dim=1))  # 16x16
+        aux = nn.functional.interpolate(self.aux(m), scale_factor=4.0, mode="nearest")
+        return self.head(d1 + aux)
+
+
+class AudioConv1d(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv1d(4, 16, 5, stride=2, padding=2)
+        self.conv2 = nn.Conv1d(16, 16, 3, padding=1, groups=4)
+        self.conv3 = nn.Conv1d(16, 32, 3, stride=2, groups=2)
+        self.conv4 = nn.Conv1d(32, 32, 3, padding=1, groups=32)
+        self.fc = nn.Linear(32, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = nn.functional.silu(self.conv1(x))
+        x = nn.functional.elu(self.conv2(x))
+        x = nn.functional.avg_pool1d(x, 2)
+        x = nn.functional.leaky_relu(self.conv3(x), 0.1)
+        x = nn.functional.relu(self.conv4(x))
+        return torch.log_softmax(self.fc(x.mean(dim=-1)), dim=-1)
+
+
+class OpsMisc(nn.Module):
+    """A grab-bag of indexing, reduction, rounding, comparison, logical and creation ops.
+
+    Inputs: ``x`` f32 [4,8], ``y`` f32 [4,8] (kept away from 0), ``idx`` i64 [3] in 0..3, ``img`` f32
+    [1,3,8,8]. Outputs are float32 or int64 only.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(
+        self, x: torch.Tensor, y: torch.Tensor, idx: torch.Tensor, img: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        # split / split_with_sizes / slicing with step / select
+        a, b, c = torch.split(x, 3, dim=1)  # 3, 3, 2
+        p, q = torch.split(x, [5, 3], dim=1)
+        parts = torch.cat([a * 2, b - 1, c], dim=1) + torch.cat([q, p], dim=1)
+        stepped = x[:, ::2] + x[1:, 1::2].sum(dim=0, keepdim=True)  # [4,4]
+        row = x.select(0, 2)  # [8]
+
+        # index_select / gather / index with a tensor / expand
+        picked = torch.index_select(x, 0, idx)  # [3,8]
+        gidx = (torch.arange(8).expand(4, 8) * 3 + idx[0]) % 8
+        gathered = torch.gather(x, 1, gidx)  # [4,8]
+        indexed = x[idx]  # [3,8]
+        col = x[:, :1].expand(4, 8)
+        gathered = gathered + col + row
+
+        # cumsum / pow / rsqrt / rounding / amax / amin / clamp / remainder / fmod
+        scaled = x * 3.0
+        rounding = torch.floor(scaled) + torch.ceil(scaled) * 0.5 + torch.round(scaled) * 0.25
+        powed = torch.pow(x, 2) + torch.pow(torch.abs(y), x * 0.5) + torch.rsqrt(torch.abs(x) + 1.0)
+        mods = torch.remainder(scaled, y) + torch.fmod(scaled, 1.5)
+        stats = torch.cumsum(x, dim=1) + x.amax(dim=1, keepdim=True) - x.amin(dim=0, keepdim=True)
+        stats = torch.clamp(stats, -4.0, 4.0)
+
+        # comparisons, logical and bitwise ops on bool, where
+        gt = x > y
+        le = x <= 0.5
+        eq = torch.round(scaled) == torch.round(y)
+        ne = x != y
+        logic = torch.logical_and(gt, le) | torch.logical_or(eq, ~ne)
+        logic = torch.logical_xor(logic, x < -1.0) ^ (gt & le)
+        mask = torch.logical_not(logic)
+        chosen = torch.where(mask, x, y) + logic.to(torch.float32)
+
+        # creation ops
+        created = torch.zeros(4, 8) + torch.ones(4, 8) * 2 + torch.full((4, 8), 0.5) + torch.arange(8.0)
+
+        # constant_pad_nd / topk / argmax / argmin
+        padded = nn.functional.pad(x, (1, 2, 0, 1), value=-1.0)  # [5,11]
+        top_values, top_indices = torch.topk(x, 3, dim=1)
+        arg = torch.stack([torch.argmax(x, dim=1), torch.argmin(x, dim=0)[:4]])  # [2,4]
+
+        # channels-last conv (dim-order ops), back to contiguous
+        conv = self.conv(img.to(memory_format=torch.channels_last)).contiguous()
+
+        floats = parts + gathered + rounding + powed + mods + stats + chosen + created
+        return (
+            floats,
+            stepped,
+            picked + indexed,
+            padded,
+            top_values,
+            top_indices,
+            arg,
+            conv,
+        )
+
+
 # --------------------------------------------------------------------------
 # Fixture definitions
 # --------------------------------------------------------------------------
@@ -239,6 +514,16 @@ def randomize_batchnorm(module: nn.Module, gen: torch.Generator) -> None:
             with torch.no_grad():
                 m.running_mean.copy_(torch.randn(n, generator=gen) * 0.1)
                 m.running_var.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)
+                m.weight.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)
+                m.bias.copy_(torch.randn(n, generator=gen) * 0.1)
+
+
+def randomize_groupnorm(module: nn.Module, gen: torch.Generator) -> None:
+    """Give GroupNorm layers non-trivial affine parameters."""
+    for m in module.modules():
+        if isinstance(m, nn.GroupNorm):
+            n = m.num_channels
+            with torch.no_grad():
                 m.weight.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)
                 m.bias.copy_(torch.randn(n, generator=gen) * 0.1)
 
@@ -407,6 +692,125 @@ def build_fixtures() -> list[Fixture]:
             description="Returns a tuple of 3 outputs for x [2,4]: x + 1 [2,4], "
             "x.sum(dim=1) [2], relu(x) @ W[4,3] [2,3].",
             methods={"forward": MethodSpec(MultiOutput().eval(), [(randn(g, 2, 4),), (randn(g, 2, 4),)])},
+        )
+    )
+
+    g = seeded(11)
+    resnet = ResNetBlocks().eval()
+    randomize_batchnorm(resnet, g)
+    fixtures.append(
+        Fixture(
+            name="resnet_block",
+            description="Tiny ResNet: conv stem 3->8 + BN + ReLU, three basic blocks (8->8, "
+            "8->16 stride 2, 16->32 stride 2; conv-BN-ReLU, conv-BN, 1x1 stride-2 conv + BN "
+            "shortcut when downsampling, residual add, ReLU), AvgPool2d(2), AdaptiveAvgPool2d((2,2)), "
+            "Linear(128->10); input [1,3,32,32].",
+            methods={"forward": MethodSpec(resnet, [(randn(g, 1, 3, 32, 32),)])},
+            atol=1e-4,
+            rtol=1e-4,
+        )
+    )
+
+    g = seeded(12)
+    mobilenet_v3 = MobileNetV3().eval()
+    randomize_batchnorm(mobilenet_v3, g)
+    fixtures.append(
+        Fixture(
+            name="mobilenet_v3",
+            description="Tiny MobileNet-V3-style net: conv stem 3->16 stride 2 + BN + hardswish, "
+            "two blocks (1x1 expand + BN + hardswish, depthwise 3x3 / 5x5 stride 2 + BN + hardswish, "
+            "squeeze-excite: AdaptiveAvgPool2d(1), 1x1 conv, ReLU, 1x1 conv, hardsigmoid, multiply; "
+            "1x1 project + BN; residual add in the stride-1 block), AdaptiveAvgPool2d(1), "
+            "Linear(24->32) + hardswish + Linear(32->10); input [1,3,32,32].",
+            methods={"forward": MethodSpec(mobilenet_v3, [(randn(g, 1, 3, 32, 32),)])},
+            atol=1e-4,
+            rtol=1e-4,
+        )
+    )
+
+    g = seeded(13)
+    fixtures.append(
+        Fixture(
+            name="gpt_decoder",
+            description="Tiny GPT decoder: Embedding(64,32) on int64 ids [2,8] + positional "
+            "Embedding(16,32) of arange(T); block 1 with attention written out (4 heads, "
+            "q @ k^T / sqrt(d) + triu(-inf) causal mask, softmax, @ v), block 2 with "
+            "F.scaled_dot_product_attention(is_causal=True); pre-LayerNorm, MLP 32->64->32 with "
+            "gelu(approximate='tanh'), final LayerNorm, Linear(32->64) head, log_softmax.",
+            methods={
+                "forward": MethodSpec(
+                    GptDecoder().eval(),
+                    [
+                        (torch.randint(0, 64, (2, 8), generator=g),),
+                        (torch.randint(0, 64, (2, 8), generator=g),),
+                    ],
+                )
+            },
+            atol=1e-4,
+            rtol=1e-4,
+        )
+    )
+
+    g = seeded(14)
+    unet = TinyUNet().eval()
+    randomize_batchnorm(unet, g)
+    randomize_groupnorm(unet, g)
+    fixtures.append(
+        Fixture(
+            name="unet",
+            description="Tiny U-Net on [1,3,16,16]: conv3x3 + GroupNorm(4) / BatchNorm2d + ReLU "
+            "stages, MaxPool2d(2) down twice, ConvTranspose2d(16,16,2,stride 2) up + skip cat, "
+            "nn.Upsample(scale 2, bilinear) up + skip cat, F.interpolate(scale 4, nearest) of a "
+            "1x1-conv side branch added, 1x1 conv head to 2 channels.",
+            methods={"forward": MethodSpec(unet, [(randn(g, 1, 3, 16, 16),)])},
+            atol=1e-4,
+            rtol=1e-4,
+        )
+    )
+
+    g = seeded(15)
+    fixtures.append(
+        Fixture(
+            name="audio_conv1d",
+            description="1-D conv net on [2,4,64]: Conv1d(4->16,k5,stride 2) + SiLU, "
+            "Conv1d(16->16,k3,groups 4) + ELU, avg_pool1d(2), Conv1d(16->32,k3,stride 2,groups 2) + "
+            "leaky_relu(0.1), depthwise Conv1d(32,k3) + ReLU, mean over time, Linear(32->10), "
+            "log_softmax.",
+            methods={"forward": MethodSpec(AudioConv1d().eval(), [(randn(g, 2, 4, 64),), (randn(g, 2, 4, 64) * 2,)])},
+            atol=1e-4,
+            rtol=1e-4,
+        )
+    )
+
+    g = seeded(16)
+    fixtures.append(
+        Fixture(
+            name="ops_misc",
+            description="Grab-bag on x, y [4,8] f32, idx [3] i64, img [1,3,8,8] f32: split / "
+            "split_with_sizes, slicing with step, select, index_select, gather, index with a tensor, "
+            "expand, cumsum, pow, rsqrt, floor/ceil/round, amax/amin, argmax/argmin, clamp, "
+            "remainder/fmod, comparisons, logical and bitwise ops on bool, where, zeros/ones/full/"
+            "arange, F.pad (constant_pad_nd), topk, cat/stack, and a Conv2d on a channels-last copy "
+            "of img (dim-order ops). 8 outputs (f32 and i64).",
+            methods={
+                "forward": MethodSpec(
+                    OpsMisc().eval(),
+                    [
+                        (
+                            randn(g, 4, 8),
+                            away_from_zero(g, 4, 8),
+                            torch.tensor([2, 0, 3], dtype=torch.int64),
+                            randn(g, 1, 3, 8, 8),
+                        ),
+                        (
+                            randn(g, 4, 8) * 2,
+                            away_from_zero(g, 4, 8),
+                            torch.tensor([1, 1, 0], dtype=torch.int64),
+                            randn(g, 1, 3, 8, 8),
+                        ),
+                    ],
+                )
+            },
         )
     )
 
