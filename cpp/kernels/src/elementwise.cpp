@@ -3,6 +3,8 @@
 #include "ops.h"
 
 #include <algorithm>
+#include <atomic>
+#include <initializer_list>
 
 namespace etk {
 namespace {
@@ -68,6 +70,22 @@ void binary_ts(KernelRuntimeContext& ctx, Args args, size_t out_idx, const F& f)
   Operand oa = operand_of(*a);
   alignas(8) char sb[8];
   Operand ob = scalar_operand(s, scalar_dtype_next_to(a->scalar_type(), s), sb);
+  const Operand* ins[2] = {&oa, &ob};
+  elementwise<kind, 2>(ctx, *out, ins, f);
+}
+
+// Binary driver over (scalar at index 0, tensor at index 1).
+template <MapKind kind, typename F>
+void binary_st(KernelRuntimeContext& ctx, Args args, size_t out_idx, const F& f) {
+  if (!check_nargs(ctx, args, out_idx + 1)) return;
+  Scalar s;
+  if (!arg_scalar(ctx, args, 0, &s)) return;
+  const Tensor* b = arg_tensor(ctx, args, 1);
+  const Tensor* out = b ? arg_tensor(ctx, args, out_idx) : nullptr;
+  if (!out) return;
+  alignas(8) char sa[8];
+  Operand oa = scalar_operand(s, scalar_dtype_next_to(b->scalar_type(), s), sa);
+  Operand ob = operand_of(*b);
   const Operand* ins[2] = {&oa, &ob};
   elementwise<kind, 2>(ctx, *out, ins, f);
 }
@@ -388,6 +406,309 @@ void where_self_out(KernelRuntimeContext& ctx, Args args) {
     run(0.0);
   else
     run(int64_t{0});
+}
+
+// ---- more arithmetic
+namespace {
+template <typename T>
+T pow_of(T a, T b) {
+  if constexpr (std::is_floating_point<T>::value) {
+    return std::pow(a, b);
+  } else {
+    // Integer power by squaring with wrapping; negative exponents give 0 except for bases 1 and -1.
+    int64_t base = static_cast<int64_t>(a), e = static_cast<int64_t>(b);
+    if (e < 0) return base == 1 ? T(1) : base == -1 ? ((e & 1) ? T(-1) : T(1)) : T(0);
+    uint64_t r = 1, x = static_cast<uint64_t>(base);
+    while (e > 0) {
+      if (e & 1) r *= x;
+      x *= x;
+      e >>= 1;
+    }
+    return static_cast<T>(r);
+  }
+}
+struct PowF {
+  template <typename T>
+  T operator()(T a, T b) const { return pow_of(a, b); }
+};
+}  // namespace
+
+// pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out)
+void pow_tensor_tensor_out(KernelRuntimeContext& ctx, Args args) {
+  binary_tt<MapKind::kArith>(ctx, args, 2, PowF{});
+}
+// pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out)
+void pow_scalar_out(KernelRuntimeContext& ctx, Args args) { binary_st<MapKind::kArith>(ctx, args, 2, PowF{}); }
+
+namespace {
+// Integer division by zero is an error (as in PyTorch); it is reported after the loop.
+struct DivZero {
+  std::atomic<bool>* flag;
+  void set() const { flag->store(true, std::memory_order_relaxed); }
+};
+struct RemainderF {
+  DivZero z;
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point<T>::value) {
+      T m = std::fmod(a, b);
+      if (m != T(0) && ((b < T(0)) != (m < T(0)))) m += b;
+      return m;
+    } else {
+      if (b == T(0)) {
+        z.set();
+        return T(0);
+      }
+      if constexpr (std::is_signed<T>::value) {
+        if (b == T(-1)) return T(0);
+        T m = static_cast<T>(a % b);
+        if (m != T(0) && ((b < T(0)) != (m < T(0)))) m = static_cast<T>(m + b);
+        return m;
+      } else {
+        return static_cast<T>(a % b);
+      }
+    }
+  }
+};
+struct FmodF {
+  DivZero z;
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point<T>::value) {
+      return std::fmod(a, b);
+    } else {
+      if (b == T(0)) {
+        z.set();
+        return T(0);
+      }
+      if constexpr (std::is_signed<T>::value) {
+        if (b == T(-1)) return T(0);
+      }
+      return static_cast<T>(a % b);
+    }
+  }
+};
+struct FloorDivF {
+  DivZero z;
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point<T>::value) {
+      if (b == T(0)) return a / b;
+      T m = std::fmod(a, b);
+      T d = (a - m) / b;
+      if (m != T(0) && ((b < T(0)) != (m < T(0)))) d -= T(1);
+      return d;
+    } else {
+      if (b == T(0)) {
+        z.set();
+        return T(0);
+      }
+      if constexpr (std::is_signed<T>::value) {
+        if (b == T(-1)) return w_sub(T(0), a);
+        T q = static_cast<T>(a / b);
+        if ((a % b != 0) && ((a < 0) != (b < 0))) q = static_cast<T>(q - 1);
+        return q;
+      } else {
+        return static_cast<T>(a / b);
+      }
+    }
+  }
+};
+
+template <typename F>
+void int_div_family(KernelRuntimeContext& ctx, Args args, bool scalar_other) {
+  std::atomic<bool> zero{false};
+  F f{DivZero{&zero}};
+  if (scalar_other)
+    binary_ts<MapKind::kArith>(ctx, args, 2, f);
+  else
+    binary_tt<MapKind::kArith>(ctx, args, 2, f);
+  if (zero.load()) fail(ctx, Error::InvalidArgument);
+}
+}  // namespace
+
+void remainder_tensor_out(KernelRuntimeContext& ctx, Args args) { int_div_family<RemainderF>(ctx, args, false); }
+void remainder_scalar_out(KernelRuntimeContext& ctx, Args args) { int_div_family<RemainderF>(ctx, args, true); }
+void fmod_tensor_out(KernelRuntimeContext& ctx, Args args) { int_div_family<FmodF>(ctx, args, false); }
+void fmod_scalar_out(KernelRuntimeContext& ctx, Args args) { int_div_family<FmodF>(ctx, args, true); }
+void floor_divide_out(KernelRuntimeContext& ctx, Args args) { int_div_family<FloorDivF>(ctx, args, false); }
+
+void atan2_out(KernelRuntimeContext& ctx, Args args) {
+  binary_tt<MapKind::kFloat>(ctx, args, 2, [](auto a, auto b) { return std::atan2(a, b); });
+}
+
+// clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out)
+void clamp_tensor_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* x = arg_tensor(ctx, args, 0);
+  const Tensor *lo = nullptr, *hi = nullptr;
+  if (!x || !arg_opt_tensor(ctx, args, 1, &lo) || !arg_opt_tensor(ctx, args, 2, &hi)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  if (!lo && !hi) return fail(ctx, Error::InvalidArgument);
+  if (out->scalar_type() == ScalarType::Bool) return fail(ctx, Error::InvalidType);
+  Operand ox = operand_of(*x);
+  Operand olo = lo ? operand_of(*lo) : ox, ohi = hi ? operand_of(*hi) : ox;
+  auto lower = [](auto a, auto l) { return is_nan(a) ? a : is_nan(l) ? l : (a < l ? l : a); };
+  auto upper = [](auto a, auto h) { return is_nan(a) ? a : is_nan(h) ? h : (a > h ? h : a); };
+  if (lo && hi) {
+    const Operand* ins[3] = {&ox, &olo, &ohi};
+    elementwise<MapKind::kArith, 3>(ctx, *out, ins, [=](auto a, auto l, auto h) { return upper(lower(a, l), h); });
+  } else if (lo) {
+    const Operand* ins[2] = {&ox, &olo};
+    elementwise<MapKind::kArith, 2>(ctx, *out, ins, lower);
+  } else {
+    const Operand* ins[2] = {&ox, &ohi};
+    elementwise<MapKind::kArith, 2>(ctx, *out, ins, upper);
+  }
+}
+
+// ---- bitwise (integer and bool types)
+namespace {
+bool integral_args(KernelRuntimeContext& ctx, Args args, std::initializer_list<size_t> idx) {
+  for (size_t i : idx) {
+    if (i >= args.size() || args[i] == nullptr || !args[i]->isTensor()) continue;  // checked by the driver
+    if (!is_integral(args[i]->payload.as_tensor.scalar_type(), true)) {
+      fail(ctx, Error::InvalidType);
+      return false;
+    }
+  }
+  return true;
+}
+template <typename T>
+T as_int_bits(T v) {
+  return v;
+}
+}  // namespace
+
+#define ETK_BITWISE(name, op)                                                                        \
+  void bitwise_##name##_tensor_out(KernelRuntimeContext& ctx, Args args) {                          \
+    if (!check_nargs(ctx, args, 3) || !integral_args(ctx, args, {0, 1, 2})) return;                \
+    binary_tt<MapKind::kArith>(ctx, args, 2, [](auto a, auto b) {                                   \
+      using T = decltype(a);                                                                        \
+      if constexpr (std::is_integral<T>::value) return static_cast<T>(a op b);                      \
+      else return a;                                                                                \
+    });                                                                                             \
+  }                                                                                                 \
+  void bitwise_##name##_scalar_out(KernelRuntimeContext& ctx, Args args) {                          \
+    if (!check_nargs(ctx, args, 3) || !integral_args(ctx, args, {0, 2})) return;                   \
+    if (args[1]->isDouble()) return fail(ctx, Error::InvalidType);                                  \
+    binary_ts<MapKind::kArith>(ctx, args, 2, [](auto a, auto b) {                                   \
+      using T = decltype(a);                                                                        \
+      if constexpr (std::is_integral<T>::value) return static_cast<T>(a op b);                      \
+      else return a;                                                                                \
+    });                                                                                             \
+  }
+ETK_BITWISE(and, &)
+ETK_BITWISE(or, |)
+ETK_BITWISE(xor, ^)
+#undef ETK_BITWISE
+
+void bitwise_not_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 2) || !integral_args(ctx, args, {0, 1})) return;
+  if (args[0]->isTensor() && args[0]->payload.as_tensor.scalar_type() == ScalarType::Bool)
+    return unary<MapKind::kCompare>(ctx, args, 1, [](auto a) { return a == decltype(a)(0); });
+  unary<MapKind::kArith>(ctx, args, 1, [](auto a) {
+    using T = decltype(a);
+    if constexpr (std::is_integral<T>::value)
+      return static_cast<T>(~a);
+    else
+      return a;
+  });
+}
+
+void logical_xor_out(KernelRuntimeContext& ctx, Args args) {
+  binary_tt<MapKind::kCompare>(ctx, args, 2,
+                               [](auto a, auto b) { return (a != decltype(a)(0)) != (b != decltype(b)(0)); });
+}
+
+// ---- more unary
+void sign_out(KernelRuntimeContext& ctx, Args args) {
+  unary<MapKind::kArith>(ctx, args, 1, [](auto a) {
+    using T = decltype(a);
+    if (is_nan(a)) return a;
+    if constexpr (std::is_unsigned<T>::value)
+      return static_cast<T>(a > T(0) ? 1 : 0);
+    else
+      return static_cast<T>((T(0) < a) - (a < T(0)));
+  });
+}
+
+#define ETK_UNARY_FLOAT(name, expr)                                 \
+  void name##_out(KernelRuntimeContext& ctx, Args args) {           \
+    unary<MapKind::kFloat>(ctx, args, 1, [](auto x) {               \
+      using T = decltype(x);                                        \
+      (void)sizeof(T);                                              \
+      return static_cast<T>(expr);                                  \
+    });                                                             \
+  }
+ETK_UNARY_FLOAT(log1p, std::log1p(x))
+ETK_UNARY_FLOAT(expm1, std::expm1(x))
+ETK_UNARY_FLOAT(log2, std::log2(x))
+ETK_UNARY_FLOAT(log10, std::log10(x))
+ETK_UNARY_FLOAT(trunc, std::trunc(x))
+ETK_UNARY_FLOAT(tan, std::tan(x))
+ETK_UNARY_FLOAT(atan, std::atan(x))
+ETK_UNARY_FLOAT(asin, std::asin(x))
+ETK_UNARY_FLOAT(acos, std::acos(x))
+ETK_UNARY_FLOAT(sinh, std::sinh(x))
+ETK_UNARY_FLOAT(cosh, std::cosh(x))
+ETK_UNARY_FLOAT(asinh, std::asinh(x))
+ETK_UNARY_FLOAT(acosh, std::acosh(x))
+ETK_UNARY_FLOAT(atanh, std::atanh(x))
+#undef ETK_UNARY_FLOAT
+
+// elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out)
+void elu_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 5)) return;
+  double alpha, scale, in_scale;
+  if (!arg_double(ctx, args, 1, &alpha) || !arg_double(ctx, args, 2, &scale) || !arg_double(ctx, args, 3, &in_scale))
+    return;
+  unary<MapKind::kFloat>(ctx, args, 4, [=](auto x) {
+    using T = decltype(x);
+    if (x > T(0)) return static_cast<T>(x * static_cast<T>(scale));
+    return static_cast<T>(static_cast<T>(scale * alpha) * std::expm1(x * static_cast<T>(in_scale)));
+  });
+}
+
+// logit.out(Tensor self, float? eps=None, *, Tensor(a!) out)
+void logit_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 3)) return;
+  double eps = 0;
+  bool has = false;
+  if (!arg_opt_double(ctx, args, 1, &eps, &has)) return;
+  unary<MapKind::kFloat>(ctx, args, 2, [=](auto x) {
+    using T = decltype(x);
+    if (has && !is_nan(x)) {
+      const T lo = static_cast<T>(eps), hi = static_cast<T>(1.0 - eps);
+      x = x < lo ? lo : x > hi ? hi : x;
+    }
+    return static_cast<T>(std::log(x / (T(1) - x)));
+  });
+}
+
+// masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out)
+void masked_fill_scalar_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* x = arg_tensor(ctx, args, 0);
+  const Tensor* m = x ? arg_tensor(ctx, args, 1) : nullptr;
+  if (!m) return;
+  Scalar v;
+  if (!arg_scalar(ctx, args, 2, &v)) return;
+  const Tensor* out = arg_tensor(ctx, args, 3);
+  if (!out) return;
+  if (m->scalar_type() != ScalarType::Bool) return fail(ctx, Error::InvalidType);
+  if (out->scalar_type() != x->scalar_type()) return fail(ctx, Error::InvalidType);
+  Operand ox = operand_of(*x), om = operand_of(*m);
+  alignas(8) char sv[8];
+  Operand ov = scalar_operand(v, x->scalar_type(), sv);
+  // Only the mask and self decide the shape (the mask must broadcast to self).
+  const Operand* ins[3] = {&om, &ov, &ox};
+  Shape s;
+  if (!broadcast_shape(ins, 3, &s) || s.ndim != x->dim()) return fail(ctx, Error::InvalidArgument);
+  for (int d = 0; d < s.ndim; ++d)
+    if (s.d[d] != x->size(d)) return fail(ctx, Error::InvalidArgument);
+  elementwise<MapKind::kArith, 3>(ctx, *out, ins, [](auto c, auto val, auto a) { return c != decltype(c)(0) ? val : a; });
 }
 
 }  // namespace etk

@@ -209,6 +209,52 @@ bool arg_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector
   return true;
 }
 
+bool arg_opt_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<const Tensor*>* v) {
+  if (i >= args.size() || args[i] == nullptr || !args[i]->isListOptionalTensor()) return bad(ctx);
+  const auto& l = args[i]->payload.as_list_optional_tensor;
+  const size_t n = l.size();
+  if (n > kMaxDim) return bad(ctx);
+  EValue* const* w = l.wrapped_vals();
+  if (n > 0 && w == nullptr) return bad(ctx);
+  v->clear();
+  for (size_t k = 0; k < n; ++k) {
+    if (w[k] == nullptr || w[k]->isNone()) {
+      v->push_back(nullptr);
+      continue;
+    }
+    if (!w[k]->isTensor()) return bad(ctx);
+    const Tensor& t = w[k]->payload.as_tensor;
+    if (!valid_tensor(t)) return bad(ctx);
+    v->push_back(&t);
+  }
+  return true;
+}
+
+bool arg_opt_double_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<double>* v, bool* has) {
+  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  v->clear();
+  if (args[i]->isNone()) {
+    *has = false;
+    return true;
+  }
+  if (!args[i]->isDoubleList()) return bad(ctx);
+  const auto& l = args[i]->payload.as_double_list;
+  if (l.size() > 4096 || (l.size() > 0 && l.data() == nullptr)) return bad(ctx);
+  v->assign(l.begin(), l.end());
+  *has = true;
+  return true;
+}
+
+bool arg_opt_double(KernelRuntimeContext& ctx, Args args, size_t i, double* v, bool* has) {
+  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (args[i]->isNone()) {
+    *has = false;
+    return true;
+  }
+  *has = true;
+  return arg_double(ctx, args, i, v);
+}
+
 bool arg_opt_string(KernelRuntimeContext& ctx, Args args, size_t i, std::string_view* s, bool* has) {
   if (i >= args.size() || args[i] == nullptr) return bad(ctx);
   if (args[i]->isNone()) {

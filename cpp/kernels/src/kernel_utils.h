@@ -77,6 +77,12 @@ bool arg_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<in
 bool arg_opt_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* v, bool* has);
 // A list of validated tensors.
 bool arg_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<Tensor>* v);
+// A list of optional tensors (None -> nullptr entries, valid tensors otherwise).
+bool arg_opt_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<const Tensor*>* v);
+// A double list, or None (-> *has = false).
+bool arg_opt_double_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<double>* v, bool* has);
+// A double, or None.
+bool arg_opt_double(KernelRuntimeContext& ctx, Args args, size_t i, double* v, bool* has);
 bool arg_opt_string(KernelRuntimeContext& ctx, Args args, size_t i, std::string_view* s, bool* has);
 // Optional ScalarType given as an Int; validated.
 bool arg_opt_dtype(KernelRuntimeContext& ctx, Args args, size_t i, ScalarType* t, bool* has);

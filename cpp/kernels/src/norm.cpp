@@ -186,4 +186,78 @@ void native_layer_norm_out(KernelRuntimeContext& ctx, Args args) {
   cr.finish();
 }
 
+// native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group,
+//                       float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2)
+void native_group_norm_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 11)) return;
+  const Tensor* x = arg_tensor(ctx, args, 0);
+  if (!x) return;
+  const Tensor *w = nullptr, *b = nullptr;
+  if (!arg_opt_tensor(ctx, args, 1, &w) || !arg_opt_tensor(ctx, args, 2, &b)) return;
+  int64_t N, C, HxW, G;
+  double eps;
+  if (!arg_int(ctx, args, 3, &N) || !arg_int(ctx, args, 4, &C) || !arg_int(ctx, args, 5, &HxW) ||
+      !arg_int(ctx, args, 6, &G) || !arg_double(ctx, args, 7, &eps))
+    return;
+  const Tensor* out = arg_tensor(ctx, args, 8);
+  const Tensor* mean_t = out ? arg_tensor(ctx, args, 9) : nullptr;
+  const Tensor* rstd_t = mean_t ? arg_tensor(ctx, args, 10) : nullptr;
+  if (!rstd_t) return;
+  if (x->scalar_type() != ScalarType::Float || out->scalar_type() != ScalarType::Float ||
+      mean_t->scalar_type() != ScalarType::Float || rstd_t->scalar_type() != ScalarType::Float ||
+      (w && w->scalar_type() != ScalarType::Float) || (b && b->scalar_type() != ScalarType::Float))
+    return fail(ctx, Error::InvalidType);
+  if (x->dim() < 2 || N != x->size(0) || C != x->size(1) || G <= 0 || C % G != 0)
+    return fail(ctx, Error::InvalidArgument);
+  int64_t hw = 1;
+  for (int d = 2; d < x->dim(); ++d) hw *= x->size(d);
+  if (hw != HxW) return fail(ctx, Error::InvalidArgument);
+  if ((w && w->numel() != C) || (b && b->numel() != C)) return fail(ctx, Error::InvalidArgument);
+  Shape ss;
+  ss.ndim = 2;
+  ss.d[0] = N;
+  ss.d[1] = G;
+  if (!resize_out(ctx, *out, shape_of(*x)) || !resize_out(ctx, *mean_t, ss) || !resize_out(ctx, *rstd_t, ss)) return;
+  if (N * G == 0) return;
+  std::vector<float> xs, wsv, bsv;
+  const float* xp = x->numel() > 0 ? contiguous_float(*x, &xs) : nullptr;
+  const float* wp = w ? contiguous_float(*w, &wsv) : nullptr;
+  const float* bp = b ? contiguous_float(*b, &bsv) : nullptr;
+  ContigOut co(*out), cm(*mean_t), cr(*rstd_t);
+  const int64_t Cg = C / G, len = Cg * HxW;
+  auto body = [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t g = r % G;
+      const float* xr = xp ? xp + r * len : nullptr;
+      float* yr = co.ptr + r * len;
+      double sum = 0;
+      for (int64_t i = 0; i < len; ++i) sum += xr[i];
+      const double mean = len > 0 ? sum / static_cast<double>(len) : 0.0;
+      double var = 0;
+      for (int64_t i = 0; i < len; ++i) {
+        const double d = xr[i] - mean;
+        var += d * d;
+      }
+      if (len > 0) var /= static_cast<double>(len);
+      const double rstd = 1.0 / std::sqrt(var + eps);
+      for (int64_t c = 0; c < Cg; ++c) {
+        const int64_t ch = g * Cg + c;
+        const double a = rstd * (wp ? wp[ch] : 1.0f);
+        const double sh = (bp ? bp[ch] : 0.0f) - mean * a;
+        for (int64_t i = 0; i < HxW; ++i)
+          yr[c * HxW + i] = static_cast<float>(xr[c * HxW + i] * a + sh);
+      }
+      cm.ptr[r] = static_cast<float>(mean);
+      cr.ptr[r] = static_cast<float>(rstd);
+    }
+  };
+  if (N * G * len < kParallelGrain)
+    body(0, N * G);
+  else
+    ::executorch::extension::parallel_for(0, N * G, std::max<int64_t>(1, kParallelGrain / (len + 1)), body);
+  co.finish();
+  cm.finish();
+  cr.finish();
+}
+
 }  // namespace etk

@@ -105,7 +105,74 @@
   X("aten::_adaptive_avg_pool2d.out", adaptive_avg_pool2d_out)                              \
   /* normalization */                                                                       \
   X("aten::_native_batch_norm_legit_no_training.out", native_batch_norm_legit_no_training_out) \
-  X("aten::native_layer_norm.out", native_layer_norm_out)
+  X("aten::native_layer_norm.out", native_layer_norm_out)                                   \
+  /* more coverage */                                                                       \
+  X("aten::pow.Tensor_Tensor_out", pow_tensor_tensor_out)                                   \
+  X("aten::pow.Scalar_out", pow_scalar_out)                                                 \
+  X("aten::remainder.Tensor_out", remainder_tensor_out)                                     \
+  X("aten::remainder.Scalar_out", remainder_scalar_out)                                     \
+  X("aten::fmod.Tensor_out", fmod_tensor_out)                                               \
+  X("aten::fmod.Scalar_out", fmod_scalar_out)                                               \
+  X("aten::floor_divide.out", floor_divide_out)                                             \
+  X("aten::atan2.out", atan2_out)                                                           \
+  X("aten::clamp.Tensor_out", clamp_tensor_out)                                             \
+  X("aten::bitwise_and.Tensor_out", bitwise_and_tensor_out)                                 \
+  X("aten::bitwise_and.Scalar_out", bitwise_and_scalar_out)                                 \
+  X("aten::bitwise_or.Tensor_out", bitwise_or_tensor_out)                                   \
+  X("aten::bitwise_or.Scalar_out", bitwise_or_scalar_out)                                   \
+  X("aten::bitwise_xor.Tensor_out", bitwise_xor_tensor_out)                                 \
+  X("aten::bitwise_xor.Scalar_out", bitwise_xor_scalar_out)                                 \
+  X("aten::bitwise_not.out", bitwise_not_out)                                               \
+  X("aten::logical_xor.out", logical_xor_out)                                               \
+  X("aten::sign.out", sign_out)                                                             \
+  X("aten::log1p.out", log1p_out)                                                           \
+  X("aten::expm1.out", expm1_out)                                                           \
+  X("aten::log2.out", log2_out)                                                             \
+  X("aten::log10.out", log10_out)                                                           \
+  X("aten::trunc.out", trunc_out)                                                           \
+  X("aten::tan.out", tan_out)                                                               \
+  X("aten::atan.out", atan_out)                                                             \
+  X("aten::asin.out", asin_out)                                                             \
+  X("aten::acos.out", acos_out)                                                             \
+  X("aten::sinh.out", sinh_out)                                                             \
+  X("aten::cosh.out", cosh_out)                                                             \
+  X("aten::asinh.out", asinh_out)                                                           \
+  X("aten::acosh.out", acosh_out)                                                           \
+  X("aten::atanh.out", atanh_out)                                                           \
+  X("aten::elu.out", elu_out)                                                               \
+  X("aten::logit.out", logit_out)                                                           \
+  X("aten::masked_fill.Scalar_out", masked_fill_scalar_out)                                 \
+  X("aten::var.correction_out", var_correction_out)                                         \
+  X("aten::var.out", var_out)                                                               \
+  X("aten::max.dim_max", max_dim_max)                                                       \
+  X("aten::min.dim_min", min_dim_min)                                                       \
+  X("aten::alias_copy.out", alias_copy_out)                                                 \
+  X("aten::detach_copy.out", alias_copy_out)                                                \
+  X("aten::lift_fresh_copy.out", alias_copy_out)                                            \
+  X("aten::index.Tensor_out", index_tensor_out)                                             \
+  X("aten::index_select.out", index_select_out)                                             \
+  X("aten::gather.out", gather_out)                                                         \
+  X("aten::select_scatter.out", select_scatter_out)                                         \
+  X("aten::slice_scatter.out", slice_scatter_out)                                           \
+  X("aten::flip.out", flip_out)                                                             \
+  X("aten::roll.out", roll_out)                                                             \
+  X("aten::repeat.out", repeat_out)                                                         \
+  X("aten::triu.out", triu_out)                                                             \
+  X("aten::tril.out", tril_out)                                                             \
+  X("aten::cumsum.out", cumsum_out)                                                         \
+  X("aten::topk.values", topk_values)                                                       \
+  X("aten::arange.out", arange_out)                                                         \
+  X("aten::arange.start_out", arange_start_out)                                             \
+  X("aten::scalar_tensor.out", scalar_tensor_out)                                           \
+  X("aten::zeros.out", zeros_out)                                                           \
+  X("aten::ones.out", ones_out)                                                             \
+  X("aten::stack.out", stack_out)                                                           \
+  X("aten::unbind_copy.int_out", unbind_copy_int_out)                                       \
+  X("aten::upsample_nearest2d.out", upsample_nearest2d_out)                                 \
+  X("aten::upsample_nearest2d.vec_out", upsample_nearest2d_vec_out)                         \
+  X("aten::upsample_bilinear2d.out", upsample_bilinear2d_out)                               \
+  X("aten::upsample_bilinear2d.vec_out", upsample_bilinear2d_vec_out)                       \
+  X("aten::native_group_norm.out", native_group_norm_out)
 
 namespace etk {
 #define ETK_DECLARE(name, fn) void fn(KernelRuntimeContext& ctx, Args args);

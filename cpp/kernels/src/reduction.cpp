@@ -346,7 +346,116 @@ void softmax_impl(KernelRuntimeContext& ctx, Args args, bool log) {
   });
 }
 
+// var over dims with a correction (Bessel's correction = 1).
+void var_impl(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, const std::vector<int64_t>& dims,
+              bool all, bool keepdim, double correction) {
+  const ScalarType it = in.scalar_type(), ot = out.scalar_type();
+  if (!is_floating(it) || !is_floating(ot)) return fail(ctx, Error::InvalidType);
+  ReducePlan p;
+  if (!make_plan(ctx, in, out, dims, all, keepdim, &p)) return;
+  if (p.outer.numel == 0) return;
+  const char* ib = static_cast<const char*>(in.const_data_ptr());
+  char* ob = static_cast<char*>(out.mutable_data_ptr());
+  const int64_t ies = in.element_size(), oes = out.element_size();
+  const int64_t count = p.inner.numel;
+  const double denom = std::max(0.0, static_cast<double>(count) - correction);
+  for_each_output(p, [=](int64_t oo, auto reduce) {
+    double sum = 0;
+    reduce([&](int64_t off) { sum += load_as<double>(ib + off * ies, it); });
+    const double mean = sum / static_cast<double>(count);
+    double ss = 0;
+    reduce([&](int64_t off) {
+      const double dv = load_as<double>(ib + off * ies, it) - mean;
+      ss += dv * dv;
+    });
+    store_as<double>(ob + oo * oes, ot, count == 0 ? std::numeric_limits<double>::quiet_NaN() : ss / denom);
+  }, 2 * count);
+}
+
+// max.dim_max / min.dim_min: values and indices along one dim.
+void max_min_dim(KernelRuntimeContext& ctx, Args args, bool is_max) {
+  if (!check_nargs(ctx, args, 5)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  int64_t dim;
+  bool keepdim;
+  if (!in || !arg_int(ctx, args, 1, &dim) || !arg_bool(ctx, args, 2, &keepdim)) return;
+  const Tensor* vals = arg_tensor(ctx, args, 3);
+  const Tensor* idxs = vals ? arg_tensor(ctx, args, 4) : nullptr;
+  if (!idxs) return;
+  const ScalarType t = in->scalar_type();
+  if (!is_supported_dtype(t) || t == ScalarType::Bool || vals->scalar_type() != t ||
+      idxs->scalar_type() != ScalarType::Long)
+    return fail(ctx, Error::InvalidType);
+  ReducePlan p;
+  if (!make_plan(ctx, *in, *vals, {dim}, false, keepdim, &p)) return;
+  if (!resize_out(ctx, *idxs, p.out_shape)) return;
+  if (p.outer.numel == 0) return;
+  if (p.inner.numel == 0) return fail(ctx, Error::InvalidArgument);
+  // The indices output may have another dim order than the values: map value offsets to index offsets
+  // through a second plan over the same input.
+  ReducePlan pi;
+  if (!make_plan(ctx, *in, *idxs, {dim}, false, keepdim, &pi)) return;
+  dispatch_numeric(t, [&](auto z) {
+    using T = decltype(z);
+    const T* ib = in->const_data_ptr<T>();
+    T* vb = vals->mutable_data_ptr<T>();
+    int64_t* xb = idxs->mutable_data_ptr<int64_t>();
+    auto pick = [=](auto reduce, T* best_out, int64_t* idx_out) {
+      bool first = true;
+      T best = T(0);
+      int64_t bi = 0, k = 0;
+      reduce([&](int64_t off) {
+        const T v = ib[off];
+        if (first || (!nan_of(best) && (nan_of(v) || (is_max ? v > best : v < best)))) {
+          best = v;
+          bi = k;
+        }
+        first = false;
+        ++k;
+      });
+      if (best_out) *best_out = best;
+      if (idx_out) *idx_out = bi;
+    };
+    for_each_output(p, [=](int64_t oo, auto reduce) { pick(reduce, vb + oo, nullptr); }, p.inner.numel);
+    for_each_output(pi, [=](int64_t oo, auto reduce) { pick(reduce, nullptr, xb + oo); }, pi.inner.numel);
+  });
+}
+
 }  // namespace
+
+// var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False,
+//                    Tensor(a!) out)
+void var_correction_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 5)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  if (!in) return;
+  std::vector<int64_t> dims;
+  bool all = false, keepdim = false, has_c = false;
+  Scalar c;
+  if (!dims_arg(ctx, args, 1, &dims, &all) || !arg_opt_scalar(ctx, args, 2, &c, &has_c) ||
+      !arg_bool(ctx, args, 3, &keepdim))
+    return;
+  const Tensor* out = arg_tensor(ctx, args, 4);
+  if (!out) return;
+  var_impl(ctx, *in, *out, dims, all, keepdim, has_c ? c.to_double() : 1.0);
+}
+
+// var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out)
+void var_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 5)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  if (!in) return;
+  std::vector<int64_t> dims;
+  bool all = false, keepdim = false, unbiased = true;
+  if (!dims_arg(ctx, args, 1, &dims, &all) || !arg_bool(ctx, args, 2, &unbiased) || !arg_bool(ctx, args, 3, &keepdim))
+    return;
+  const Tensor* out = arg_tensor(ctx, args, 4);
+  if (!out) return;
+  var_impl(ctx, *in, *out, dims, all, keepdim, unbiased ? 1.0 : 0.0);
+}
+
+void max_dim_max(KernelRuntimeContext& ctx, Args args) { max_min_dim(ctx, args, true); }
+void min_dim_min(KernelRuntimeContext& ctx, Args args) { max_min_dim(ctx, args, false); }
 
 void sum_intlist_out(KernelRuntimeContext& ctx, Args args) { sum_mean(ctx, args, false); }
 void mean_out(KernelRuntimeContext& ctx, Args args) { sum_mean(ctx, args, true); }

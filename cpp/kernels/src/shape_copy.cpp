@@ -668,4 +668,14 @@ void constant_pad_nd_out(KernelRuntimeContext& ctx, Args args) {
   copy_operand(dst, src, cs);
 }
 
+// alias_copy.out / detach_copy.out / lift_fresh_copy.out(Tensor self, *, Tensor(a!) out)
+void alias_copy_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 2)) return;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  const Tensor* out = in ? arg_tensor(ctx, args, 1) : nullptr;
+  if (!out) return;
+  if (in->scalar_type() != out->scalar_type()) return fail(ctx, Error::InvalidType);
+  same_shape_copy(ctx, *in, *out);
+}
+
 }  // namespace etk
