@@ -501,6 +501,13 @@ class OpsMisc(nn.Module):
         )
 
 
+class NoConstants(nn.Module):
+    """No weights and no tensor constants: the exporter writes one empty data segment and no extended header."""
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return torch.mm(a, b) + a
+
+
 # --------------------------------------------------------------------------
 # Fixture definitions
 # --------------------------------------------------------------------------
@@ -809,6 +816,20 @@ def build_fixtures() -> list[Fixture]:
                             randn(g, 1, 3, 8, 8),
                         ),
                     ],
+                )
+            },
+        )
+    )
+
+    g = seeded(17)
+    fixtures.append(
+        Fixture(
+            name="no_constants",
+            description="mm(a, b) + a for a, b [4,4]: a program without weights or tensor constants. Upstream "
+            "writes it with one empty data segment (offset 0, size 0) and no extended header.",
+            methods={
+                "forward": MethodSpec(
+                    NoConstants().eval(), [(randn(g, 4, 4), randn(g, 4, 4)), (randn(g, 4, 4), randn(g, 4, 4))]
                 )
             },
         )
