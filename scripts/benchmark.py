@@ -1,0 +1,668 @@
+#!/usr/bin/env python3
+"""Benchmark this runtime against upstream ExecuTorch 1.5.1 on the committed fixtures (not a test).
+
+Every fixture program in ``tests/fixtures/manifest.json`` is run, in the same process run, by
+
+* **ours**: ``<sdk>/bin/executorch_runner MODEL --input ... --repeat N`` (prints ``median_us``), and
+* **upstream**: a small C++ runner built at benchmark time, in a temporary directory, against the C++ SDK that
+  the upstream ``executorch`` wheel ships (``executorch/lib/*.so``, headers and the CMake package). It runs the
+  same loop as ours: ``Module::execute`` on the case-0 inputs N times and reports the median (the first
+  execution, which also loads the method, is one of the N in both).
+
+Then fp32 matrix-multiply (64^3, 256^3, 1024^3) and one 3x3 convolution layer (1x64x56x56 -> 64) are exported
+to small portable programs in a temporary directory and timed with our runner (and upstream's), next to numpy's
+BLAS (``np.matmul``; the convolution as im2col + ``np.matmul``), run in a subprocess without
+``OPENBLAS_CORETYPE`` / ``OPENBLAS_L2_SIZE`` so OpenBLAS picks its kernels for this CPU.
+
+Run it with the export virtualenv (it has upstream executorch, torch and numpy), after building the SDK::
+
+    bash scripts/build_sdk.sh
+    ../exportenv/bin/python scripts/benchmark.py [--repeat N] [--only NAME]... [--sdk PREFIX] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import importlib.util
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = REPO_ROOT / "tests" / "fixtures"
+DEFAULT_SDK = REPO_ROOT / "dist" / "executorch-sdk"
+
+# Targets from the issue "CPU kernels library: full operator coverage and speed" (portable programs).
+TARGET_GEOMEAN = 0.5
+TARGET_CONV_HEAVY = 0.1
+TARGET_MAX = 1.0
+CONV_HEAVY = ("cnn", "mobilenet", "resnet_block", "mobilenet_v3", "unet", "audio_conv1d")
+
+MATMUL_SIZES = (64, 256, 1024)
+CONV_SHAPE = (1, 64, 56, 56)  # N, C_in, H, W; 3x3, pad 1, 64 output channels
+CONV_OUT = 64
+MICRO_FLOP_BUDGET = 20e9  # caps the repeat count of the large micro benchmarks
+
+# --------------------------------------------------------------------------------------------------------------
+# The upstream runner (C++, built against the upstream wheel's SDK at benchmark time)
+# --------------------------------------------------------------------------------------------------------------
+
+UPSTREAM_RUNNER_CPP = r"""
+// Times one method of a .pte with upstream ExecuTorch's C++ runtime: median of N Module::execute calls.
+#include <executorch/extension/module/module.h>
+#include <executorch/extension/tensor/tensor.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using executorch::aten::ScalarType;
+using executorch::extension::Module;
+using executorch::extension::TensorPtr;
+using executorch::runtime::EValue;
+
+namespace {
+
+bool read_npy(const std::string& path, std::vector<int32_t>* shape, std::vector<uint8_t>* data,
+              ScalarType* dtype) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[8];
+  in.read(magic, 8);
+  if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) return false;
+  uint32_t header_len = 0;
+  unsigned char b[4] = {0, 0, 0, 0};
+  in.read(reinterpret_cast<char*>(b), magic[6] == 1 ? 2 : 4);
+  header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<uint32_t>(b[3]) << 24);
+  std::string header(header_len, '\0');
+  in.read(header.data(), header_len);
+  if (!in || header.find("'fortran_order': True") != std::string::npos) return false;
+  size_t item = 0;
+  if (header.find("'<f4'") != std::string::npos) {
+    *dtype = ScalarType::Float, item = 4;
+  } else if (header.find("'<i8'") != std::string::npos) {
+    *dtype = ScalarType::Long, item = 8;
+  } else if (header.find("'<i4'") != std::string::npos) {
+    *dtype = ScalarType::Int, item = 4;
+  } else if (header.find("'|b1'") != std::string::npos) {
+    *dtype = ScalarType::Bool, item = 1;
+  } else {
+    return false;
+  }
+  const size_t open = header.find('(', header.find("'shape'"));
+  const size_t close = header.find(')', open);
+  if (open == std::string::npos || close == std::string::npos) return false;
+  const std::string dims = header.substr(open + 1, close - open - 1);
+  size_t count = 1;
+  for (size_t pos = 0; pos < dims.size();) {
+    size_t comma = dims.find(',', pos);
+    if (comma == std::string::npos) comma = dims.size();
+    const std::string tok = dims.substr(pos, comma - pos);
+    if (tok.find_first_of("0123456789") != std::string::npos) {
+      shape->push_back(std::atoi(tok.c_str()));
+      count *= static_cast<size_t>(shape->back());
+    }
+    pos = comma + 1;
+  }
+  data->resize(count * item);
+  in.read(reinterpret_cast<char*>(data->data()), static_cast<std::streamsize>(data->size()));
+  return static_cast<bool>(in) || data->empty();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: upstream_runner MODEL.pte [--method NAME] [--input FILE.npy]... [--repeat N]\n");
+    return 1;
+  }
+  std::string method = "forward";
+  std::vector<std::string> inputs;
+  int repeat = 1;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--method") {
+      method = argv[i + 1];
+    } else if (a == "--input") {
+      inputs.emplace_back(argv[i + 1]);
+    } else if (a == "--repeat") {
+      repeat = std::max(1, std::atoi(argv[i + 1]));
+    } else {
+      std::fprintf(stderr, "error: unknown argument %s\n", a.c_str());
+      return 1;
+    }
+  }
+  Module module(argv[1]);
+  if (module.load() != executorch::runtime::Error::Ok) {
+    std::fprintf(stderr, "error: cannot load %s\n", argv[1]);
+    return 2;
+  }
+  std::vector<TensorPtr> tensors;
+  std::vector<EValue> values;
+  for (const auto& path : inputs) {
+    std::vector<int32_t> shape;
+    std::vector<uint8_t> data;
+    ScalarType dtype = ScalarType::Float;
+    if (!read_npy(path, &shape, &data, &dtype)) {
+      std::fprintf(stderr, "error: cannot read %s\n", path.c_str());
+      return 1;
+    }
+    tensors.push_back(executorch::extension::make_tensor_ptr(std::move(shape), std::move(data), {}, {}, dtype));
+    values.emplace_back(tensors.back());
+  }
+  std::vector<double> times;
+  for (int r = 0; r < repeat; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto result = module.execute(method, values);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (!result.ok()) {
+      std::fprintf(stderr, "error: running method %s failed: error 0x%x\n", method.c_str(),
+                   static_cast<unsigned>(result.error()));
+      return 2;
+    }
+    times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("median_us %.3f\n", times[times.size() / 2]);
+  return 0;
+}
+"""
+
+UPSTREAM_RUNNER_CMAKE = """
+cmake_minimum_required(VERSION 3.19)
+project(upstream_runner CXX)
+find_package(executorch REQUIRED CONFIG)
+add_executable(upstream_runner runner.cpp)
+# The variables work on every CMake the package supports (its imported targets need CMake >= 3.28).
+set_target_properties(upstream_runner PROPERTIES
+  CXX_STANDARD ${EXECUTORCH_CXX_STANDARD} CXX_STANDARD_REQUIRED ON
+  BUILD_RPATH "${EXECUTORCH_RUNTIME_LIBRARY_DIR}")
+target_include_directories(upstream_runner PRIVATE ${EXECUTORCH_INCLUDE_DIRS})
+target_compile_definitions(upstream_runner PRIVATE ${EXECUTORCH_COMPILE_DEFINITIONS})
+target_compile_options(upstream_runner PRIVATE -O2 -Wno-deprecated-declarations)
+target_link_libraries(upstream_runner PRIVATE ${EXECUTORCH_LIBRARIES})
+"""
+
+
+def upstream_package_dir() -> Path:
+    spec = importlib.util.find_spec("executorch")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("error: the upstream 'executorch' package is not importable; run with ../exportenv/bin/python")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def build_upstream_runner(work: Path) -> Path:
+    pkg = upstream_package_dir()
+    if not (pkg / "lib" / "libexecutorch.so").exists():
+        raise SystemExit(f"error: {pkg} ships no C++ runtime (lib/libexecutorch.so)")
+    src = work / "upstream_runner"
+    src.mkdir()
+    (src / "runner.cpp").write_text(UPSTREAM_RUNNER_CPP)
+    (src / "CMakeLists.txt").write_text(UPSTREAM_RUNNER_CMAKE)
+    build = src / "build"
+    for cmd in (
+        ["cmake", "-S", str(src), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_PREFIX_PATH={pkg}"],
+        ["cmake", "--build", str(build)],
+    ):
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"error: building the upstream runner failed:\n{proc.stdout}\n{proc.stderr}")
+    return build / "upstream_runner"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Timing
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Timing:
+    median_us: float | None = None
+    note: str = ""  # why there is no number
+
+
+@dataclass
+class Row:
+    model: str
+    variant: str
+    ours: Timing
+    upstream: Timing
+    ratio: float | None = None
+    conv_heavy: bool = False
+
+
+def quiet_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("EXECUTORCH_LOG_LEVEL", "error")
+    return env
+
+
+def time_runner(runner: Path, pte: Path, method: str, inputs: Sequence[Path], repeat: int) -> Timing:
+    cmd = [str(runner), str(pte), "--method", method, "--repeat", str(max(repeat, 2))]
+    for path in inputs:
+        cmd += ["--input", str(path)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=quiet_env(), timeout=3600)
+    match = re.search(r"median_us\s+([0-9.eE+-]+)", proc.stdout)
+    if proc.returncode == 0 and match:
+        return Timing(float(match.group(1)))
+    err = proc.stderr.strip().splitlines()
+    text = " ".join(line for line in err if "error" in line.lower()) or (err[-1] if err else f"exit {proc.returncode}")
+    if "XnnpackBackend" in text and "not registered" in text:
+        return Timing(None, "n/a (delegate not built)")
+    if "not registered" in text or "OperatorMissing" in text:
+        missing = re.findall(r"aten::[\w.]+|dim_order_ops::[\w.]+", text)
+        shown = ", ".join(sorted(set(missing))[:4]) + (", ..." if len(set(missing)) > 4 else "")
+        return Timing(None, f"n/a (operator(s) not registered: {shown})" if missing else "n/a (operator missing)")
+    return Timing(None, f"failed: {text[:160]}")
+
+
+def fixture_jobs(only: Sequence[str]) -> list[tuple[str, str, Path, list[Path]]]:
+    """(row name, method, fixture dir entry, case-0 inputs) for every method of every selected fixture."""
+    manifest = json.loads((FIXTURES / "manifest.json").read_text())
+    names = {fx["name"] for fx in manifest["fixtures"]}
+    unknown = set(only) - names
+    if unknown:
+        raise SystemExit(f"error: unknown fixture(s) {sorted(unknown)}; known: {sorted(names)}")
+    jobs = []
+    for fx in manifest["fixtures"]:
+        if only and fx["name"] not in only:
+            continue
+        for method, spec in fx["methods"].items():
+            row = fx["name"] if len(fx["methods"]) == 1 else f"{fx['name']}.{method}"
+            inputs = [FIXTURES / x["file"] for x in spec["cases"][0]["inputs"]]
+            jobs.append((row, method, fx, inputs))
+    return jobs
+
+
+def bench_fixtures(
+    sdk_runner: Path, upstream_runner: Path, variant: str, repeat: int, only: Sequence[str]
+) -> list[Row]:
+    rows = []
+    for row_name, method, fx, inputs in fixture_jobs(only):
+        pte = FIXTURES / fx["files"][variant]
+        ours = time_runner(sdk_runner, pte, method, inputs, repeat)
+        upstream = time_runner(upstream_runner, pte, method, inputs, repeat)
+        ratio = None
+        if ours.median_us is not None and upstream.median_us:
+            ratio = ours.median_us / upstream.median_us
+        rows.append(Row(row_name, variant, ours, upstream, ratio, fx["name"] in CONV_HEAVY))
+        print(f"  {variant:8s} {row_name:24s} ours {fmt_us(ours)}  upstream {fmt_us(upstream)}", flush=True)
+    return rows
+
+
+def fmt_us(t: Timing) -> str:
+    return f"{t.median_us:10.1f}" if t.median_us is not None else t.note
+
+
+def geomean(values: Sequence[float]) -> float | None:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Kernel micro benchmarks (GFLOP/s): mm and one 3x3 convolution
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Micro:
+    name: str
+    flop: float
+    ours_us: float | None = None
+    upstream_us: float | None = None
+    numpy_us: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def gflops(self, us: float | None) -> float | None:
+        return self.flop / (us * 1e3) if us else None
+
+
+def micro_repeat(flop: float, repeat: int) -> int:
+    return max(3, min(repeat, int(MICRO_FLOP_BUDGET / flop)))
+
+
+def export_micro_programs(work: Path) -> list[tuple[Micro, Path, list[Path]]]:
+    """Export portable programs with a single mm / convolution, with random inputs, into ``work``."""
+    import numpy as np
+    import torch
+    from executorch.exir import to_edge
+    from torch import nn
+
+    class MatMul(nn.Module):
+        """``x @ W`` with W a constant (a program without constants does not load in our runtime yet)."""
+
+        def __init__(self, weight: torch.Tensor) -> None:
+            super().__init__()
+            self.weight = nn.Parameter(weight)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.mm(x, self.weight)
+
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    warnings.filterwarnings("ignore", category=UserWarning)
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(0)
+    programs: list[tuple[nn.Module, tuple[torch.Tensor, ...], Micro]] = []
+    for n in MATMUL_SIZES:
+        module = MatMul(torch.randn(n, n, generator=gen)).eval()
+        programs.append((module, (torch.randn(n, n, generator=gen),), Micro(f"matmul {n}x{n}x{n}", 2.0 * n**3)))
+    batch, cin, h, w = CONV_SHAPE
+    conv = nn.Conv2d(cin, CONV_OUT, 3, padding=1).eval()
+    flop = 2.0 * batch * CONV_OUT * cin * 9 * h * w
+    programs.append(
+        (conv, (torch.randn(*CONV_SHAPE, generator=gen),), Micro(f"conv3x3 {batch}x{cin}x{h}x{w}->{CONV_OUT}", flop))
+    )
+
+    out = []
+    for idx, (module, args, micro) in enumerate(programs):
+        with torch.no_grad():
+            ep = torch.export.export(module, args, strict=False)
+        pte = work / f"micro{idx}.pte"
+        pte.write_bytes(to_edge(ep).to_executorch().buffer)
+        inputs = []
+        for k, t in enumerate(args):
+            path = work / f"micro{idx}_in{k}.npy"
+            np.save(path, t.numpy())
+            inputs.append(path)
+        out.append((micro, pte, inputs))
+    return out
+
+
+NUMPY_BENCH = r"""
+import json, sys, time
+import numpy as np
+
+repeat = int(sys.argv[1])
+sizes = [int(s) for s in sys.argv[2].split(",")]
+n, cin, h, w = (int(s) for s in sys.argv[3].split(","))
+cout = int(sys.argv[4])
+budget = float(sys.argv[5])
+
+def median_us(fn, reps):
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e6)
+    times.sort()
+    return times[len(times) // 2]
+
+def reps_for(flop):
+    return max(3, min(repeat, int(budget / flop)))
+
+rng = np.random.default_rng(0)
+result = {"matmul": {}, "blas": None}
+for s in sizes:
+    a = rng.standard_normal((s, s), dtype=np.float32)
+    b = rng.standard_normal((s, s), dtype=np.float32)
+    np.matmul(a, b)
+    result["matmul"][str(s)] = median_us(lambda: np.matmul(a, b), reps_for(2.0 * s**3))
+
+x = rng.standard_normal((n, cin, h, w), dtype=np.float32)
+wt = rng.standard_normal((cout, cin * 9), dtype=np.float32)
+def conv():
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))  # n, cin, h, w, 3, 3
+    cols = np.ascontiguousarray(win.transpose(0, 1, 4, 5, 2, 3)).reshape(n, cin * 9, h * w)
+    return np.matmul(wt, cols)
+conv()
+result["conv"] = median_us(conv, reps_for(2.0 * n * cout * cin * 9 * h * w))
+
+try:
+    import threadpoolctl
+    keys = ("internal_api", "version", "architecture", "num_threads", "threading_layer")
+    info = [
+        {k: v for k, v in lib.items() if k in keys}
+        for lib in threadpoolctl.threadpool_info()
+        if lib.get("user_api") == "blas"
+    ]
+    result["blas"] = {"source": "threadpoolctl", "libraries": info}
+except ImportError:
+    import contextlib, io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        np.show_config()
+    result["blas"] = {"source": "numpy.show_config", "text": buf.getvalue()}
+result["numpy_version"] = np.__version__
+print(json.dumps(result))
+"""
+
+
+def numpy_micro(repeat: int) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    args = [
+        sys.executable,
+        "-c",
+        NUMPY_BENCH,
+        str(repeat),
+        ",".join(str(s) for s in MATMUL_SIZES),
+        ",".join(str(s) for s in CONV_SHAPE),
+        str(CONV_OUT),
+        str(MICRO_FLOP_BUDGET),
+    ]
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def describe_blas(blas: dict[str, Any] | None) -> str:
+    if not blas:
+        return "unknown"
+    if blas.get("source") == "threadpoolctl":
+        parts = [
+            f"{lib.get('internal_api')} {lib.get('version')}, kernel {lib.get('architecture')}, "
+            f"{lib.get('num_threads')} threads ({lib.get('threading_layer')})"
+            for lib in blas["libraries"]
+        ]
+        return "; ".join(parts) + " [threadpoolctl]"
+    text = blas.get("text", "")
+    match = re.search(r"openblas configuration:\s*(.*)", text)
+    return (match.group(1).strip() if match else text.strip().splitlines()[0]) + " [numpy.show_config]"
+
+
+def bench_micro(sdk_runner: Path, upstream_runner: Path, work: Path, repeat: int) -> tuple[list[Micro], str, str]:
+    micro_dir = work / "micro"
+    micro_dir.mkdir()
+    print("exporting the micro-benchmark programs ...", flush=True)
+    programs = export_micro_programs(micro_dir)
+    for micro, pte, inputs in programs:
+        reps = micro_repeat(micro.flop, repeat)
+        ours = time_runner(sdk_runner, pte, "forward", inputs, reps)
+        upstream = time_runner(upstream_runner, pte, "forward", inputs, reps)
+        micro.ours_us, micro.upstream_us = ours.median_us, upstream.median_us
+        micro.notes += [f"ours: {ours.note}"] if ours.note else []
+        micro.notes += [f"upstream: {upstream.note}"] if upstream.note else []
+    np_result = numpy_micro(repeat)
+    for micro, _, _ in programs:
+        if micro.name.startswith("matmul"):
+            micro.numpy_us = np_result["matmul"][micro.name.split()[1].split("x")[0]]
+        else:
+            micro.numpy_us = np_result["conv"]
+    return [m for m, _, _ in programs], describe_blas(np_result.get("blas")), np_result.get("numpy_version", "?")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------------------------------------------
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def cell(value: float | None, fmt: str, missing: str = "n/a") -> str:
+    return format(value, fmt) if value is not None else missing
+
+
+def summarize(rows: list[Row]) -> dict[str, Any]:
+    ratios = [r.ratio for r in rows if r.ratio is not None]
+    conv = [r.ratio for r in rows if r.conv_heavy and r.ratio is not None]
+    return {
+        "measured": len(ratios),
+        "models": len(rows),
+        "geomean": geomean(ratios),
+        "max": max(ratios) if ratios else None,
+        "conv_heavy_geomean": geomean(conv),
+        "conv_heavy_max": max(conv) if conv else None,
+    }
+
+
+def check(value: float | None, target: float) -> str:
+    if value is None:
+        return "n/a"
+    return "ok" if value <= target else "MISSED"
+
+
+def print_table(title: str, rows: list[Row], with_targets: bool) -> dict[str, Any]:
+    print(f"\n### {title}\n")
+    print("| model | ours median µs | upstream median µs | ours/upstream |")
+    print("|---|---:|---:|---:|")
+    for r in rows:
+        ours = cell(r.ours.median_us, ".1f", r.ours.note)
+        up = cell(r.upstream.median_us, ".1f", r.upstream.note)
+        ratio = cell(r.ratio, ".3f", "—")
+        if (
+            with_targets
+            and r.ratio is not None
+            and (r.ratio > TARGET_MAX or (r.conv_heavy and r.ratio > TARGET_CONV_HEAVY))
+        ):
+            ratio += " (!)"
+        print(f"| {r.model}{' (conv)' if r.conv_heavy else ''} | {ours} | {up} | {ratio} |")
+    summary = summarize(rows)
+    print()
+    print(
+        f"- geometric mean of ours/upstream over {summary['measured']} of {summary['models']} models: "
+        f"{cell(summary['geomean'], '.3f')}"
+        + (f" (target ≤ {TARGET_GEOMEAN}: {check(summary['geomean'], TARGET_GEOMEAN)})" if with_targets else "")
+    )
+    if with_targets:
+        print(
+            f"- conv-heavy models ({', '.join(CONV_HEAVY)}): geo-mean {cell(summary['conv_heavy_geomean'], '.3f')}, "
+            f"worst {cell(summary['conv_heavy_max'], '.3f')} (target ≤ {TARGET_CONV_HEAVY} each: "
+            f"{check(summary['conv_heavy_max'], TARGET_CONV_HEAVY)})"
+        )
+        print(
+            f"- worst model: {cell(summary['max'], '.3f')} (target: none > {TARGET_MAX}: "
+            f"{check(summary['max'], TARGET_MAX)})"
+        )
+        missing = summary["models"] - summary["measured"]
+        if missing:
+            print(f"- {missing} model(s) have no ratio (see the table); the targets need every model to run")
+    return summary
+
+
+def print_micro(micros: list[Micro], blas: str, numpy_version: str) -> None:
+    print("\n### Kernels: fp32 GFLOP/s (median)\n")
+    print(f"numpy {numpy_version}, BLAS: {blas}. The numpy convolution is im2col + np.matmul (im2col included).\n")
+    print("| kernel | ours GFLOP/s | upstream GFLOP/s | numpy GFLOP/s | ours µs | upstream µs | numpy µs |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for m in micros:
+        print(
+            f"| {m.name} | {cell(m.gflops(m.ours_us), '.1f')} | {cell(m.gflops(m.upstream_us), '.1f')} | "
+            f"{cell(m.gflops(m.numpy_us), '.1f')} | {cell(m.ours_us, '.0f')} | {cell(m.upstream_us, '.0f')} | "
+            f"{cell(m.numpy_us, '.0f')} |"
+        )
+    for m in micros:
+        for note in m.notes:
+            print(f"- {m.name}: {note}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=50, help="executions per measurement (median); default 50")
+    parser.add_argument("--only", action="append", default=[], metavar="NAME", help="fixture to run (repeatable)")
+    parser.add_argument("--sdk", type=Path, default=DEFAULT_SDK, help="our SDK prefix (default dist/executorch-sdk)")
+    parser.add_argument("--json", type=Path, help="also write the results as JSON to FILE")
+    parser.add_argument("--skip-micro", action="store_true", help="skip the mm / convolution GFLOP/s benchmarks")
+    args = parser.parse_args(argv)
+    if args.repeat < 2:
+        parser.error("--repeat must be at least 2 (the runners print a median only for N > 1)")
+
+    sdk_runner = args.sdk.resolve() / "bin" / "executorch_runner"
+    if not sdk_runner.exists():
+        parser.error(f"{sdk_runner} does not exist: build the SDK first (bash scripts/build_sdk.sh)")
+    for tool in ("cmake", "c++"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"error: '{tool}' is needed to build the upstream runner")
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    header = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu": cpu_model(),
+        "cpus": cpus,
+        "upstream_executorch": importlib.metadata.version("executorch"),
+        "repeat": args.repeat,
+        "ours_threads": os.environ.get("EXECUTORCH_NUM_THREADS", f"default ({cpus})"),
+        "load_average_start": round(os.getloadavg()[0], 2),
+    }
+    print(
+        f"# benchmark {header['date']}: {header['cpu']}, {cpus} CPUs, upstream executorch "
+        f"{header['upstream_executorch']}, median of {args.repeat}"
+    )
+
+    with tempfile.TemporaryDirectory(prefix="et-bench-") as tmp:
+        work = Path(tmp)
+        print("building the upstream runner against the upstream wheel's C++ SDK ...", flush=True)
+        upstream_runner = build_upstream_runner(work)
+        results: dict[str, Any] = {"header": header}
+        tables = []
+        for variant in ("portable", "xnnpack"):
+            print(f"running the {variant} programs ...", flush=True)
+            rows = bench_fixtures(sdk_runner, upstream_runner, variant, args.repeat, args.only)
+            tables.append((variant, rows))
+        micros: list[Micro] = []
+        blas, numpy_version = "", ""
+        if not args.skip_micro:
+            micros, blas, numpy_version = bench_micro(sdk_runner, upstream_runner, work, args.repeat)
+
+    header["load_average_end"] = round(os.getloadavg()[0], 2)
+    print(
+        f"\n## Results {header['date']}\n\n{header['cpu']}, {cpus} CPUs available, 1-minute load average "
+        f"{header['load_average_start']} at the start and {header['load_average_end']} at the end; our thread "
+        f"pool: {header['ours_threads']} threads; upstream executorch {header['upstream_executorch']}."
+    )
+    method = (
+        "upstream: C++ runner built against the upstream executorch wheel's SDK (libexecutorch + "
+        "kernels_optimized + backend_xnnpack), Module::execute; ours: executorch_runner"
+    )
+    print(
+        f"\nBoth columns: median wall time of one Module::execute on the case-0 inputs over {args.repeat} runs "
+        f"(first run included). {method}."
+    )
+    for variant, rows in tables:
+        title = "Portable programs (no delegate)" if variant == "portable" else "XNNPACK programs"
+        summary = print_table(title, rows, with_targets=variant == "portable")
+        results[variant] = {"rows": [asdict(r) for r in rows], "summary": summary}
+    if micros:
+        print_micro(micros, blas, numpy_version)
+        results["micro"] = {"blas": blas, "numpy_version": numpy_version, "rows": [asdict(m) for m in micros]}
+
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+        print(f"\nwrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
