@@ -16,6 +16,7 @@ uint64_t ProgramState::segment_offset(size_t i) const {
 uint64_t ProgramState::segment_size(size_t i) const { return (*program->segments())[i]->size(); }
 
 Result<FreeableBuffer> ProgramState::load_segment(size_t i, DataLoader::SegmentInfo::Type type) const {
+  if (segment_size(i) == 0) return FreeableBuffer();  // empty segments need not lie inside the file
   return loader->load(segment_offset(i), segment_size(i), DataLoader::SegmentInfo(type, i));
 }
 
