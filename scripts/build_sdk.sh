@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The main job: builds the C++ SDK (runtime, thread pool, kernels, tools) into an install tree and checks it.
+# The main job: builds the SDK distribution and checks it.
 #   scripts/build_sdk.sh [--prefix DIR] [--build-dir DIR]
-# Output: the SDK in dist/executorch-sdk (a prefix with lib/, include/, bin/, lib/cmake/executorch), and a JSON
-# report of the artifact checks in dist/report.json. Rebuilds are incremental (the build directory is kept).
+# Output:
+#   dist/executorch-sdk/   the C++ SDK as an install prefix (lib/, include/, bin/, lib/cmake/executorch, lib/pkgconfig)
+#   dist/wheels/           the executorch wheel (Python bindings + the same SDK under site-packages/executorch)
+#   dist/report.json       the artifact checks (SONAMEs, RUNPATHs, build paths, registry owners)
+# Rebuilds are incremental (build/release and build/wheel are kept).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix=dist/executorch-sdk
@@ -27,6 +30,11 @@ cmake --build "$build"
 echo "== install into $prefix"
 rm -rf "$prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
+echo "== wheel (dist/wheels)"
+rm -rf dist/wheels
+.venv/bin/python -m pip wheel . -w dist/wheels --no-deps -q --disable-pip-version-check
 echo "== check artifacts"
 .venv/bin/python scripts/check_artifacts.py "$prefix" --source-dir "$PWD" --build-dir "$build" --report dist/report.json
+ls -l dist/wheels/*.whl | awk '{print "wheel", $NF, $5, "bytes"}'
+.venv/bin/python -m auditwheel show dist/wheels/*.whl | tr '\n' ' ' | grep -o 'consistent with the following platform tag: "[^"]*"' || true
 echo "== done in $(( $(date +%s) - start )) s: SDK at $prefix"

@@ -1,0 +1,203 @@
+"""Load and run ExecuTorch programs from Python, with numpy arrays (no torch needed).
+
+    from executorch.runtime import Runtime
+    runtime = Runtime.get()
+    program = runtime.load_program("model.pte")
+    method = program.load_method("forward")
+    outputs = method.execute([np.ones((2, 4), np.float32)])
+
+Inputs: numpy arrays of any supported dtype, objects with ``__dlpack__`` (e.g. CPU torch tensors) or the buffer
+protocol, and Python int/float/bool for scalar inputs. Arrays are read in place, without an extra copy (the
+runtime copies them into the method's planned input memory). Outputs are numpy arrays (Python scalars for scalar
+outputs); they are always fresh copies, because the runtime's outputs live in planned memory that the next call
+overwrites.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def _preload_shared_libraries() -> None:
+    """Loads this package's own libexecutorch* by absolute path before the extension needs them.
+
+    The dynamic loader then matches the extension's dependencies by SONAME against these, so a different
+    libexecutorch.so.* on LD_LIBRARY_PATH (searched before RUNPATH) can never replace ours.
+    """
+    import ctypes
+
+    lib = Path(__file__).resolve().parent / "lib"
+    for stem in ("libexecutorch_threadpool", "libexecutorch"):
+        for path in sorted(lib.glob(f"{stem}.so.*")):
+            ctypes.CDLL(str(path))
+
+
+_preload_shared_libraries()
+
+from executorch import _C  # noqa: E402  (after the preload above)
+
+__all__ = [
+    "BackendRegistry",
+    "ExecuTorchError",
+    "Method",
+    "MethodMeta",
+    "OperatorRegistry",
+    "Program",
+    "Runtime",
+    "TensorInfo",
+]
+
+
+class ExecuTorchError(RuntimeError):
+    """A runtime failure. ``code`` is the runtime's numeric Error code, ``error`` its name."""
+
+    def __init__(self, message: str, code: int, error: str) -> None:
+        super().__init__(f"{message} [{error} (0x{code:02x})]")
+        self.code = code
+        self.error = error
+
+
+_C._register_error_type(ExecuTorchError)
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """Shape (upper bound when ``dynamic``), dtype and layout of one method input or output."""
+
+    name: str
+    kind: str
+    shape: tuple[int, ...] | None = None
+    dtype: str | None = None
+    dim_order: tuple[int, ...] | None = None
+    dynamic: bool = False
+    memory_planned: bool = False
+    nbytes: int = 0
+
+
+@dataclass(frozen=True)
+class MethodMeta:
+    name: str
+    inputs: tuple[TensorInfo, ...]
+    outputs: tuple[TensorInfo, ...]
+    backends: tuple[str, ...]
+    planned_buffer_sizes: tuple[int, ...]
+
+    @staticmethod
+    def _from_dict(d: dict[str, Any]) -> MethodMeta:
+        return MethodMeta(
+            name=d["name"],
+            inputs=tuple(TensorInfo(**e) for e in d["inputs"]),
+            outputs=tuple(TensorInfo(**e) for e in d["outputs"]),
+            backends=tuple(d["backends"]),
+            planned_buffer_sizes=tuple(d["planned_buffer_sizes"]),
+        )
+
+    @property
+    def input_names(self) -> list[str]:
+        return [i.name for i in self.inputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [o.name for o in self.outputs]
+
+    def num_inputs(self) -> int:
+        return len(self.inputs)
+
+    def num_outputs(self) -> int:
+        return len(self.outputs)
+
+
+def _as_array(value: Any) -> Any:
+    """numpy arrays pass through; __dlpack__ and buffer-protocol objects become arrays without copying."""
+    import numpy as np  # imported on first use, so that importing this module stays fast
+
+    if isinstance(value, np.ndarray) or value is None or isinstance(value, (bool, int, float)):
+        return value
+    if hasattr(value, "__dlpack__"):
+        return np.from_dlpack(value)
+    try:
+        return np.asarray(memoryview(value))
+    except TypeError:
+        return np.asarray(value)
+
+
+class Method:
+    """A loaded method. Not thread-safe: use one Method per thread."""
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+
+    @property
+    def metadata(self) -> MethodMeta:
+        return MethodMeta._from_dict(self._native.metadata)
+
+    def execute(self, inputs: Sequence[Any]) -> list[Any]:
+        """Runs the method on ``inputs`` (in the method's input order) and returns its outputs."""
+        return self._native.execute([_as_array(v) for v in inputs])
+
+    __call__ = execute
+
+
+class Program:
+    def __init__(self, native: Any) -> None:
+        self._native = native
+
+    @property
+    def method_names(self) -> set[str]:
+        return set(self._native.method_names)
+
+    def load_method(self, name: str) -> Method:
+        return Method(self._native.load_method(name))
+
+    def metadata(self, name: str) -> MethodMeta:
+        return MethodMeta._from_dict(self._native.metadata(name))
+
+
+class BackendRegistry:
+    @property
+    def registered_backend_names(self) -> list[str]:
+        return list(_C.registered_backend_names())
+
+    def is_available(self, name: str) -> bool:
+        """True when the backend is registered (loading its component library if installed) and usable here."""
+        return bool(_C.backend_is_available(name))
+
+
+class OperatorRegistry:
+    @property
+    def operator_names(self) -> set[str]:
+        return set(_C.operator_names())
+
+
+class Runtime:
+    """The process-wide runtime (one per process, shared with any C++ code in the process)."""
+
+    _instance: Runtime | None = None
+
+    def __init__(self) -> None:
+        self.backend_registry = BackendRegistry()
+        self.operator_registry = OperatorRegistry()
+
+    @staticmethod
+    def get() -> Runtime:
+        if Runtime._instance is None:
+            Runtime._instance = Runtime()
+        return Runtime._instance
+
+    def load_program(self, data: bytes | bytearray | memoryview | str | os.PathLike[str]) -> Program:
+        """Loads a program from a path or from the bytes of a ``.pte`` file."""
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            return Program(_C.Program.from_bytes(bytes(data)))
+        return Program(_C.Program.from_path(str(Path(data))))
+
+    @property
+    def thread_count(self) -> int:
+        """Threads of the process-wide pool (set it with EXECUTORCH_NUM_THREADS or ``set_thread_count``)."""
+        return int(_C.thread_count())
+
+    def set_thread_count(self, n: int) -> None:
+        _C.set_thread_count(n)
