@@ -345,7 +345,7 @@ def export_micro_programs(work: Path) -> list[tuple[Micro, Path, list[Path]]]:
     from torch import nn
 
     class MatMul(nn.Module):
-        """``x @ W`` with W a constant (a program without constants does not load in our runtime yet)."""
+        """``x @ W`` with a constant weight W, as in a linear layer without bias."""
 
         def __init__(self, weight: torch.Tensor) -> None:
             super().__init__()
