@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -334,6 +335,34 @@ void fuzz(int iters) {
       {"dim_order_ops::_to_dim_order_copy.out", "TbLTT"},
       {"aten::squeeze_copy.dims_out", "TLTT"},
       {"aten::unsqueeze_copy.out", "TiTT"},
+      {"aten::index.Tensor_out", "TOTT"},
+      {"aten::index_select.out", "TiTTT"},
+      {"aten::gather.out", "TiTbTT"},
+      {"aten::select_scatter.out", "TTiiTT"},
+      {"aten::slice_scatter.out", "TTiiiiTT"},
+      {"aten::flip.out", "TLTT"},
+      {"aten::roll.out", "TLLTT"},
+      {"aten::repeat.out", "TLTT"},
+      {"aten::triu.out", "TiTT"},
+      {"aten::cumsum.out", "TinTT"},
+      {"aten::topk.values", "TiibbTTX"},
+      {"aten::arange.start_out", "dddTT"},
+      {"aten::scalar_tensor.out", "dTT"},
+      {"aten::zeros.out", "LTT"},
+      {"aten::stack.out", "XiTT"},
+      {"aten::unbind_copy.int_out", "TiXX"},
+      {"aten::upsample_nearest2d.out", "TLnnTT"},
+      {"aten::upsample_nearest2d.vec_out", "TLnTT"},
+      {"aten::upsample_bilinear2d.out", "TLbnnTT"},
+      {"aten::upsample_bilinear2d.vec_out", "TLbnTT"},
+      {"aten::native_group_norm.out", "TttiiiidTTTX"},
+      {"aten::var.correction_out", "TLdbTT"},
+      {"aten::max.dim_max", "TibTTX"},
+      {"aten::masked_fill.Scalar_out", "TTdTT"},
+      {"aten::clamp.Tensor_out", "TttTT"},
+      {"aten::pow.Scalar_out", "dTTT"},
+      {"aten::remainder.Tensor_out", "TTTT"},
+      {"aten::bitwise_and.Scalar_out", "TdTT"},
   };
   long scalls = 0;
   for (int it = 0; it < iters * 4; ++it) {
@@ -343,6 +372,7 @@ void fuzz(int iters) {
       std::vector<std::unique_ptr<std::vector<EValue>>> tl_items;
       std::vector<std::unique_ptr<std::vector<EValue*>>> tl_ptrs;
       std::vector<std::unique_ptr<std::vector<Tensor>>> tl_scratch;
+      std::vector<std::unique_ptr<std::vector<std::optional<Tensor>>>> otl_scratch;
       for (size_t k = 0; k < n; ++k) {
         auto rt = [&]() { return EValue(pool[static_cast<size_t>(irand(0, int(pool.size()) - 1))]->tensor()); };
         switch (sg.kinds[k]) {
@@ -361,6 +391,17 @@ void fuzz(int iters) {
             tl_scratch.emplace_back(new std::vector<Tensor>(static_cast<size_t>(m)));
             vals[k] = EValue(BoxedEvalueList<Tensor>(tl_ptrs.back()->data(), tl_scratch.back()->data(),
                                                      static_cast<size_t>(m)));
+            break;
+          }
+          case 'O': {  // optional tensor list (null entries are None)
+            int m = irand(0, 4);
+            tl_items.emplace_back(new std::vector<EValue>());
+            for (int q = 0; q < m; ++q) tl_items.back()->push_back(rt());
+            tl_ptrs.emplace_back(new std::vector<EValue*>());
+            for (auto& e : *tl_items.back()) tl_ptrs.back()->push_back(irand(0, 3) ? &e : nullptr);
+            otl_scratch.emplace_back(new std::vector<std::optional<Tensor>>(static_cast<size_t>(m)));
+            vals[k] = EValue(BoxedEvalueList<std::optional<Tensor>>(tl_ptrs.back()->data(), otl_scratch.back()->data(),
+                                                                    static_cast<size_t>(m)));
             break;
           }
           default: vals[k] = EValue(); break;
