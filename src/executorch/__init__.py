@@ -14,7 +14,21 @@ from pathlib import Path
 
 __all__ = ["__version__", "cmake_prefix_path", "get_cmake_dir", "get_include", "get_lib_dir", "load_library"]
 
-_ROOT = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _sdk_root() -> Path:
+    """The SDK prefix: the package itself in a wheel, the environment prefix in a conda install."""
+    if (_PACKAGE / "lib" / "cmake" / "executorch").is_dir():
+        return _PACKAGE
+    # conda: <prefix>/lib/pythonX.Y/site-packages/executorch
+    prefix = _PACKAGE.parents[3]
+    if (prefix / "lib" / "cmake" / "executorch").is_dir():
+        return prefix
+    return _PACKAGE
+
+
+_ROOT = _sdk_root()
 
 
 def _read_version() -> str:
@@ -49,7 +63,6 @@ def get_lib_dir() -> str:
 
 def load_library(path: str | Path) -> None:
     """Loads a custom-kernel or backend library built against this SDK into the process-wide registries."""
-    from executorch import runtime  # noqa: F401  (loads _C and registers the error type)
-    from executorch import _C
+    from executorch.runtime import _C  # executorch.runtime loads the shared libraries before _C
 
     _C.load_library(str(Path(path).resolve()))

@@ -1,9 +1,9 @@
 """``python -m executorch``: where the SDK is, for build systems.
 
-    python -m executorch --cmake-dir     prefix for CMAKE_PREFIX_PATH (find_package(executorch))
-    python -m executorch --include-dir   include directory
-    python -m executorch --lib-dir       library directory
-    python -m executorch --version       package version
+python -m executorch --cmake-dir     prefix for CMAKE_PREFIX_PATH (find_package(executorch))
+python -m executorch --include-dir   include directory
+python -m executorch --lib-dir       library directory
+python -m executorch --version       package version
 """
 
 from __future__ import annotations

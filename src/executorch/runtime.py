@@ -30,7 +30,9 @@ def _preload_shared_libraries() -> None:
     """
     import ctypes
 
-    lib = Path(__file__).resolve().parent / "lib"
+    import executorch
+
+    lib = Path(executorch.get_lib_dir())
     for stem in ("libexecutorch_threadpool", "libexecutorch"):
         for path in sorted(lib.glob(f"{stem}.so.*")):
             ctypes.CDLL(str(path))
