@@ -17,7 +17,7 @@ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_CO
 cmake --build build/fuzz --target pte_fuzzer
 
 echo "== tests"
-.venv/bin/python -m ruff check scripts tests
-.venv/bin/python -m ruff format --check scripts tests
+.venv/bin/python -m ruff check scripts tests src
+.venv/bin/python -m ruff format --check scripts tests src
 ET_SDK_PREFIX="$PWD/dist/executorch-sdk" ET_ASAN_BUILD="$PWD/build/asan" ET_FUZZ_BUILD="$PWD/build/fuzz" \
   ET_RELEASE_BUILD="$PWD/build/release" .venv/bin/python -m pytest tests "$@"
