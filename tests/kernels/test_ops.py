@@ -560,6 +560,9 @@ bad("to_dim_order_copy-mismatch", "dim_order_ops::_to_dim_order_copy.out", (x4, 
 ok("clone_dim_order", "dim_order_ops::_clone_dim_order.out", (T(x4, CL), False, None, Out(f32, x4.shape, CL)), x4)
 ok("full_like", "aten::full_like.out", (sx, 2.5, None, like(sx)), np.full(sx.shape, 2.5, f32))
 ok("full_like-int", "aten::full_like.out", (bi1, 7, None, like(bi1)), np.full(bi1.shape, 7, i64))
+# Not the schema (out is the 4th argument): a 7-argument "long form" with out last must be rejected.
+bad("full_like-long-form", "aten::full_like.out", (sx, 2.5, None, None, None, None, like(sx)))
+bad("full_like-bad-memory-format", "aten::full_like.out", (sx, 2.5, 1.5, like(sx)))
 ok("full", "aten::full.out", (Ints([2, 3]), -1.0, Out(f32, (2, 3))), np.full((2, 3), -1, f32))
 ok("full-bool", "aten::full.out", (Ints([2]), True, Out(b8, (2,))), np.ones(2, b8))
 ok("zeros", "aten::zeros.out", (Ints([2, 3]), Out(f32, (2, 3))), np.zeros((2, 3), f32))

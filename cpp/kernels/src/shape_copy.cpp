@@ -514,13 +514,13 @@ void fill_tensor(KernelRuntimeContext& ctx, const Tensor& out, const Scalar& v) 
 
 // full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out)
 void full_like_out(KernelRuntimeContext& ctx, Args args) {
-  // Also accepts the long form (self, fill_value, dtype?, layout?, device?, pin_memory?, memory_format?, out).
+  // args: self, fill_value, memory_format (None or an Int, otherwise unused), out.
   if (!check_nargs(ctx, args, 4)) return;
-  const size_t out_idx = args.size() >= 8 ? 6 : 3;
   const Tensor* in = arg_tensor(ctx, args, 0);
   Scalar v;
   if (!in || !arg_scalar(ctx, args, 1, &v)) return;
-  const Tensor* out = arg_tensor(ctx, args, out_idx);
+  if (!args[2]->isNone() && !args[2]->isInt()) return fail(ctx, Error::InvalidArgument);
+  const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
   if (!resize_out(ctx, *out, shape_of(*in))) return;
   fill_tensor(ctx, *out, v);
