@@ -642,6 +642,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{header['load_average_start']} at the start and {header['load_average_end']} at the end; our thread "
         f"pool: {header['ours_threads']} threads; upstream executorch {header['upstream_executorch']}."
     )
+    busiest = max(header["load_average_start"], header["load_average_end"])
+    if cpus and busiest > 0.5 * cpus:
+        print(
+            f"WARNING: the machine was busy (load average {busiest} on {cpus} CPUs): other processes compete for "
+            "the cores, so the timings (numpy's multi-threaded BLAS above all) are noisy."
+        )
     method = (
         "upstream: C++ runner built against the upstream executorch wheel's SDK (libexecutorch + "
         "kernels_optimized + backend_xnnpack), Module::execute; ours: executorch_runner"
