@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Package step of executorch-python: the _C extension (CMake install component "python", configured by build.sh
+# into lib/pythonX.Y/site-packages/executorch with RUNPATH $ORIGIN/../../..), the pure-Python package from
+# src/executorch, and a minimal .dist-info so importlib.metadata.version("executorch") works.
+set -euo pipefail
+src=${ET_SOURCE_DIR:-$SRC_DIR}
+build=${ET_BUILD_DIR:-$SRC_DIR/_build}
+python=${ET_PYTHON:-${PYTHON:-python3}}
+py_ver=${ET_PY_VER:-${PY_VER:-}}
+[ -n "$py_ver" ] || py_ver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+site="$PREFIX/lib/python$py_ver/site-packages"
+cmake --install "$build" --component python --prefix "$PREFIX"
+ext=$(echo "$site"/executorch/_C.*.so)
+[ -f "$ext" ] || { echo "error: $ext missing: is build.sh configured for python $py_ver?" >&2; exit 1; }
+runpath=$(readelf -d "$ext" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
+# shellcheck disable=SC2016
+if [ "$runpath" != '$ORIGIN/../../..' ]; then
+  echo "error: $ext has RUNPATH '$runpath', expected \$ORIGIN/../../.. (cpp/python/CMakeLists.txt must honour EXECUTORCH_PYTHON_RPATH)" >&2
+  exit 1
+fi
+for f in "$src"/src/executorch/*.py "$src"/src/executorch/py.typed; do
+  install -m 644 "$f" "$site/executorch/"
+done
+dist="$site/executorch-$PKG_VERSION.dist-info"
+mkdir -p "$dist"
+printf 'Metadata-Version: 2.1\nName: executorch\nVersion: %s\n' "$PKG_VERSION" >"$dist/METADATA"
+printf 'conda\n' >"$dist/INSTALLER"
