@@ -5,6 +5,7 @@
 // outputs alias planned memory that the next execute() overwrites, so they are always copied into new arrays.
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/data_loader/file_data_loader.h>
+#include <executorch/extension/memory_allocator/planned_memory.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/extension/threadpool/threadpool.h>
 #include <executorch/runtime/backend/interface.h>
@@ -153,22 +154,10 @@ class PyMethod {
       : holder_(std::move(holder)), name_(name) {
     using namespace executorch::runtime;
     MethodMeta meta = check(holder_->program->method_meta(name.c_str()), "loading method " + name);
-    for (size_t i = 0; i < meta.num_memory_planned_buffers(); ++i) {
-      const size_t size = static_cast<size_t>(*meta.memory_planned_buffer_size(i));
-      auto* p = static_cast<uint8_t*>(std::calloc(size == 0 ? 1 : size, 1));
-      if (p == nullptr) throw std::bad_alloc();
-      buffers_.emplace_back(p, std::free);
-      spans_.emplace_back(p, size);
-    }
-    planned_ = std::make_unique<HierarchicalAllocator>(Span<Span<uint8_t>>(spans_.data(), spans_.size()));
-    constexpr size_t kTemp = size_t(16) << 20;
-    temp_ = std::unique_ptr<uint8_t, void (*)(void*)>(static_cast<uint8_t*>(std::calloc(kTemp, 1)), std::free);
-    if (temp_ == nullptr) throw std::bad_alloc();
-    temp_alloc_ = std::make_unique<MemoryAllocator>(static_cast<uint32_t>(kTemp), temp_.get());
-    mm_ = std::make_unique<MemoryManager>(nullptr, planned_.get(), temp_alloc_.get());
+    memory_ = check(executorch::extension::PlannedMemory::create(meta), "loading method " + name);
     Result<Method> m = [&] {
       py::gil_scoped_release release;
-      return holder_->program->load_method(name.c_str(), mm_.get());
+      return holder_->program->load_method(name.c_str(), memory_->memory_manager());
     }();
     method_ = std::make_unique<Method>(check(std::move(m), "loading method " + name));
   }
@@ -269,12 +258,7 @@ class PyMethod {
 
   std::shared_ptr<ProgramHolder> holder_;
   std::string name_;
-  std::vector<std::unique_ptr<uint8_t, void (*)(void*)>> buffers_;
-  std::vector<executorch::runtime::Span<uint8_t>> spans_;
-  std::unique_ptr<executorch::runtime::HierarchicalAllocator> planned_;
-  std::unique_ptr<uint8_t, void (*)(void*)> temp_{nullptr, std::free};
-  std::unique_ptr<executorch::runtime::MemoryAllocator> temp_alloc_;
-  std::unique_ptr<executorch::runtime::MemoryManager> mm_;
+  std::unique_ptr<executorch::extension::PlannedMemory> memory_;
   std::unique_ptr<executorch::runtime::Method> method_;
 };
 

@@ -1,5 +1,6 @@
 #include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/extension/data_loader/mmap_data_loader.h>
+#include <executorch/extension/memory_allocator/planned_memory.h>
 #include <executorch/extension/module/module.h>
 #include <executorch/runtime/platform/log.h>
 #include <executorch/runtime/platform/runtime.h>
@@ -14,20 +15,11 @@ namespace module {
 
 using executorch::runtime::EValue;
 using executorch::runtime::Error;
-using executorch::runtime::HierarchicalAllocator;
-using executorch::runtime::MemoryAllocator;
-using executorch::runtime::MemoryManager;
 using executorch::runtime::Method;
 using executorch::runtime::MethodMeta;
 using executorch::runtime::Program;
 using executorch::runtime::Result;
-using executorch::runtime::Span;
 using executorch::runtime::internal::fail;
-
-namespace {
-// Scratch memory kernels may take during one instruction.
-constexpr size_t kTempBytes = size_t(16) << 20;
-}  // namespace
 
 Module::Module(const std::string& file_path, LoadMode load_mode) : file_path_(file_path), load_mode_(load_mode) {
   executorch::runtime::runtime_init();
@@ -93,25 +85,10 @@ Result<Module::MethodHolder*> Module::loaded_method(const std::string& method_na
   Result<MethodMeta> meta = program_->method_meta(method_name.c_str());
   if (!meta.ok()) return meta.error();
   auto holder = std::make_unique<MethodHolder>();
-  for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
-    const size_t size = static_cast<size_t>(*meta->memory_planned_buffer_size(i));
-    uint8_t* p = static_cast<uint8_t*>(std::calloc(size == 0 ? 1 : size, 1));
-    if (p == nullptr) {
-      return fail(Error::MemoryAllocationFailed, "cannot allocate %zu bytes of planned memory for method %s", size,
-                  method_name.c_str());
-    }
-    holder->planned_buffers.emplace_back(p, std::free);
-    holder->planned_spans.emplace_back(p, size);
-  }
-  holder->planned_memory = std::make_unique<HierarchicalAllocator>(
-      Span<Span<uint8_t>>(holder->planned_spans.data(), holder->planned_spans.size()));
-  uint8_t* temp = static_cast<uint8_t*>(std::calloc(kTempBytes, 1));
-  if (temp == nullptr) return fail(Error::MemoryAllocationFailed, "cannot allocate temporary memory");
-  holder->temp_buffer = std::unique_ptr<uint8_t, void (*)(void*)>(temp, std::free);
-  holder->temp_allocator = std::make_unique<MemoryAllocator>(static_cast<uint32_t>(kTempBytes), temp);
-  holder->memory_manager =
-      std::make_unique<MemoryManager>(nullptr, holder->planned_memory.get(), holder->temp_allocator.get());
-  Result<Method> method = program_->load_method(method_name.c_str(), holder->memory_manager.get());
+  auto memory = PlannedMemory::create(*meta);
+  if (!memory.ok()) return memory.error();
+  holder->memory = std::move(*memory);
+  Result<Method> method = program_->load_method(method_name.c_str(), holder->memory->memory_manager());
   if (!method.ok()) return method.error();
   holder->method = std::make_unique<Method>(std::move(*method));
   MethodHolder* raw = holder.get();

@@ -5,6 +5,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include <executorch/extension/memory_allocator/planned_memory.h>
 #include <executorch/runtime/core/data_loader.h>
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/memory_allocator.h>
@@ -77,15 +78,10 @@ class EXECUTORCH_API Module {
 
  private:
   struct MethodHolder {
-    // calloc'ed, so pages a method never touches cost nothing
-    std::vector<std::unique_ptr<uint8_t, void (*)(void*)>> planned_buffers;
-    std::vector<executorch::runtime::Span<uint8_t>> planned_spans;
-    std::unique_ptr<executorch::runtime::HierarchicalAllocator> planned_memory;
-    std::unique_ptr<uint8_t, void (*)(void*)> temp_buffer{nullptr, nullptr};
-    std::unique_ptr<executorch::runtime::MemoryAllocator> temp_allocator;
-    std::unique_ptr<executorch::runtime::MemoryManager> memory_manager;
+    std::unique_ptr<PlannedMemory> memory;
     std::unique_ptr<executorch::runtime::Method> method;
   };
+
   executorch::runtime::Result<MethodHolder*> loaded_method(const std::string& method_name);
   executorch::runtime::Result<std::vector<executorch::runtime::EValue>> run(
       const std::string& method_name, const std::vector<executorch::runtime::EValue>& input_values);
