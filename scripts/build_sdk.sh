@@ -4,6 +4,7 @@
 # Output:
 #   dist/executorch-sdk/   the C++ SDK as an install prefix (lib/, include/, bin/, lib/cmake/executorch, lib/pkgconfig)
 #   dist/wheels/           the executorch wheel (Python bindings + the same SDK under site-packages/executorch)
+#   dist/conda-channel/    the conda packages (executorch-runtime/-threadpool/-kernels/-python, executorch), offline
 #   dist/report.json       the artifact checks (SONAMEs, RUNPATHs, build paths, registry owners)
 # Rebuilds are incremental (build/release and build/wheel are kept).
 set -euo pipefail
@@ -33,6 +34,8 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 echo "== wheel (dist/wheels)"
 rm -rf dist/wheels
 .venv/bin/python -m pip wheel . -w dist/wheels --no-deps -q --disable-pip-version-check
+echo "== conda channel (dist/conda-channel)"
+.venv/bin/python scripts/build_conda.py
 echo "== check artifacts"
 .venv/bin/python scripts/check_artifacts.py "$prefix" --source-dir "$PWD" --build-dir "$build" --report dist/report.json
 ls -l dist/wheels/*.whl | awk '{print "wheel", $NF, $5, "bytes"}'
