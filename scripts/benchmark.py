@@ -642,10 +642,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{header['load_average_start']} at the start and {header['load_average_end']} at the end; our thread "
         f"pool: {header['ours_threads']} threads; upstream executorch {header['upstream_executorch']}."
     )
-    busiest = max(header["load_average_start"], header["load_average_end"])
-    if cpus and busiest > 0.5 * cpus:
+    # The load at the start is the other processes' (at the end it includes this benchmark's own threads).
+    if cpus and header["load_average_start"] > 0.5 * cpus:
         print(
-            f"WARNING: the machine was busy (load average {busiest} on {cpus} CPUs): other processes compete for "
+            f"WARNING: the machine was busy (load average {header['load_average_start']} on {cpus} CPUs at the "
+            "start): other processes compete for "
             "the cores, so the timings (numpy's multi-threaded BLAS above all) are noisy."
         )
     method = (
