@@ -1,0 +1,106 @@
+#pragma once
+// The delegate's in-memory form of one XNNPACK payload: values (tensors) and nodes, resolved to dense indices
+// and checked once at init, plus the per-call state of the interpreter.
+//
+// Phase 1 runs every node with the delegate's own fp32 kernels (interpreter.cpp). The graph is kept as a flat,
+// topologically ordered node list whose values carry their own shapes per call, so a later phase can hand a
+// contiguous node range to the XNNPACK subgraph API instead (see docs/xnnpack.md).
+#include <cmath>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <executorch/runtime/core/error.h>
+#include <executorch/runtime/core/freeable_buffer.h>
+#include <executorch/runtime/core/named_data_map.h>
+#include <executorch/runtime/core/span.h>
+#include <executorch/runtime/core/evalue.h>
+
+#include "xnnpack_generated.h"
+
+namespace etxnn {
+
+using executorch::runtime::Error;
+using NodeKind = schema::NodeUnion;
+
+constexpr uint32_t kInvalidId = 0xFFFFFFFFu;
+constexpr uint32_t kMaxRank = 6;
+constexpr uint32_t kMaxExterns = 4096;
+
+// XNNPACK flag bits the payload uses.
+constexpr uint32_t kFlagTransposeWeights = 0x1;   // FullyConnected: filter [in, out]; BMM: B transposed
+constexpr uint32_t kFlagTensorflowLegacy = 0x4;   // ResizeBilinear: legacy (no half-pixel) mode
+constexpr uint32_t kFlagSamePadding = 0x4;        // Conv / pooling: TensorFlow SAME padding (not emitted upstream)
+constexpr uint32_t kFlagAlignCorners = 0x8;       // ResizeBilinear
+constexpr uint32_t kFlagKeepDims = 0x40;          // pooling / reductions
+
+using Shape = std::vector<int64_t>;
+
+struct Value {
+  Shape dims;                    // as serialized (example shapes for non-constants)
+  const float* data = nullptr;   // constants only
+  int64_t external_id = -1;      // position in the DelegateCall args, or -1
+  bool is_input = false;
+  bool is_output = false;
+  uint32_t id_out = 0;
+};
+
+struct Node {
+  NodeKind kind = NodeKind::NONE;
+  uint32_t index = 0;            // position in xnodes (for messages)
+  uint32_t debug_handle = 0;
+  int in[5] = {-1, -1, -1, -1, -1};
+  int nin = 0;
+  int out = -1;
+  uint32_t flags = 0;
+  float out_min = -INFINITY;
+  float out_max = INFINITY;
+  bool has_min_max = false;
+  // convolution / pooling
+  uint32_t pad_t = 0, pad_r = 0, pad_b = 0, pad_l = 0;
+  uint32_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  uint32_t gic = 0, goc = 0, groups = 1, adj_h = 0, adj_w = 0;
+  int filter = -1, bias = -1;
+  // others
+  uint32_t axis = 0;
+  float alpha = 0.f;
+  uint32_t new_h = 0, new_w = 0;
+  std::vector<uint32_t> v1, v2;  // perm / new_shape / offsets / pre_paddings ; sizes / post_paddings
+  std::vector<float> packed;     // weights repacked at init (constant filters)
+};
+
+struct Graph {
+  std::vector<Value> values;
+  std::vector<Node> nodes;
+  uint32_t num_externs = 0;
+  std::vector<executorch::runtime::FreeableBuffer> held;  // named-data buffers constants point into
+  std::vector<std::vector<float>> owned;                  // constants copied out of the blob
+  // Per-call state (guarded by mu).
+  std::mutex mu;
+  std::vector<Shape> shapes;
+  std::vector<std::vector<float>> bufs;
+  std::vector<const float*> ptrs;
+};
+
+// Name of a node kind, e.g. "Conv2d".
+const char* node_name(NodeKind kind);
+
+// Records a detailed message (logged at error level) and returns `error`.
+Error fail(Error error, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Parses and checks a processed blob (XH00 header or bare flatbuffer). Constants come from `named` (may be null)
+// or are copied out of the blob's constant region, so the blob may be freed afterwards.
+Error load_graph(const void* blob, size_t size, const executorch::runtime::NamedDataMap* named, Graph* graph);
+
+// Checks the graph once with the serialized shapes and packs constant weights (after load_graph).
+Error prepare_graph(Graph& g);
+
+// Infers every node's output shape from the given input shapes (shapes must hold the constants' and external
+// inputs' shapes); with `compute` also runs the kernels (ptrs must hold the inputs' data).
+Error run_graph(Graph& g, bool compute);
+
+// Executes the graph on the DelegateCall's args (inputs and outputs by external id).
+Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EValue*> args);
+
+}  // namespace etxnn

@@ -1,0 +1,918 @@
+// Phase-1 execution: shape inference per call (from the actual input shapes) and the delegate's own fp32 kernels
+// in XNNPACK's semantics (NHWC activations, OHWI convolution filters, [out, in] fully-connected filters,
+// output_min/output_max clamping). Heavy nodes (fully connected, convolutions, batch matmul) are split over rows
+// on the process-wide thread pool.
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstring>
+
+#include <executorch/extension/parallel/thread_parallel.h>
+#include <executorch/runtime/kernel/kernel_includes.h>
+
+#include "graph.h"
+
+namespace etxnn {
+
+namespace {
+
+using executorch::extension::parallel_for;
+constexpr int64_t kMaxNumel = int64_t{1} << 34;
+
+int64_t numel_of(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+std::string shape_str(const Shape& s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+#define NODE_FAIL(n, ...) node_fail(n, __VA_ARGS__)
+
+Error node_fail(const Node& n, const char* what) {
+  return fail(Error::InvalidArgument, "node %u (%s): %s", n.index, node_name(n.kind), what);
+}
+Error node_fail(const Node& n, const char* what, const Shape& a) {
+  return fail(Error::InvalidArgument, "node %u (%s): %s %s", n.index, node_name(n.kind), what, shape_str(a).c_str());
+}
+Error node_fail(const Node& n, const char* what, const Shape& a, const Shape& b) {
+  return fail(Error::InvalidArgument, "node %u (%s): %s %s and %s", n.index, node_name(n.kind), what,
+              shape_str(a).c_str(), shape_str(b).c_str());
+}
+
+// Runs f(begin, end) over [0, n) on the pool when the work is big enough.
+template <typename F>
+void parallel_rows(int64_t n, int64_t work_per_row, F&& f) {
+  const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, work_per_row));
+  if (n <= grain) {
+    f(int64_t{0}, n);
+    return;
+  }
+  parallel_for(0, n, grain, [&](int64_t b, int64_t e) { f(b, e); });
+}
+
+inline float clampf(float x, float lo, float hi) { return std::min(std::max(x, lo), hi); }
+
+// ---------------------------------------------------------------- shape inference
+
+struct ConvGeom {
+  int64_t n, ih, iw, ic, oh, ow, oc;
+};
+
+Error conv_out(const Node& n, int64_t in, uint32_t pad0, uint32_t pad1, uint32_t k, uint32_t s, uint32_t d,
+               int64_t* out) {
+  const int64_t eff = (static_cast<int64_t>(k) - 1) * d + 1;
+  const int64_t padded = in + pad0 + pad1;
+  if (padded < eff) return node_fail(n, "kernel larger than the padded input");
+  *out = (padded - eff) / s + 1;
+  return Error::Ok;
+}
+
+Error infer(Graph& g, const Node& n, Shape* out) {
+  auto S = [&](int k) -> const Shape& { return g.shapes[n.in[k]]; };
+  const Shape& a = S(0);
+  switch (n.kind) {
+    case NodeKind::Add: case NodeKind::Subtract: case NodeKind::Multiply: case NodeKind::Div:
+    case NodeKind::Minimum: case NodeKind::Maximum: case NodeKind::PReLU: {
+      const Shape& b = S(1);
+      const size_t r = std::max(a.size(), b.size());
+      out->assign(r, 1);
+      for (size_t i = 0; i < r; ++i) {
+        const int64_t x = i < r - a.size() ? 1 : a[i - (r - a.size())];
+        const int64_t y = i < r - b.size() ? 1 : b[i - (r - b.size())];
+        if (x != y && x != 1 && y != 1) return NODE_FAIL(n, "shapes do not broadcast:", a, b);
+        (*out)[i] = (x == 1) ? y : x;
+      }
+      return Error::Ok;
+    }
+    case NodeKind::Softmax: case NodeKind::Sigmoid: case NodeKind::Clamp: case NodeKind::Floor:
+    case NodeKind::Convert: case NodeKind::SquareRoot: case NodeKind::Ceiling: case NodeKind::Hardswish:
+    case NodeKind::Negate: case NodeKind::Square: case NodeKind::Abs: case NodeKind::ReciprocalSquareRoot:
+    case NodeKind::Log: case NodeKind::Gelu: case NodeKind::Tanh: case NodeKind::Exp: case NodeKind::Sin:
+    case NodeKind::Copy: case NodeKind::Cos: case NodeKind::ELU: case NodeKind::LeakyReLU:
+      if (n.kind == NodeKind::Softmax && (a.empty() || a.back() == 0)) return NODE_FAIL(n, "needs a non-empty last dim", a);
+      *out = a;
+      return Error::Ok;
+    case NodeKind::FullyConnected: {
+      const Shape& w = S(1);
+      if (a.empty() || w.size() != 2) return NODE_FAIL(n, "needs input rank >= 1 and a 2-D filter, got", a, w);
+      const bool tr = (n.flags & kFlagTransposeWeights) != 0;
+      const int64_t k = tr ? w[0] : w[1], oc = tr ? w[1] : w[0];
+      if (a.back() != k) return NODE_FAIL(n, "input and filter disagree:", a, w);
+      if (n.bias >= 0 && numel_of(g.shapes[n.bias]) != oc) return NODE_FAIL(n, "bias size differs from the output channels:", g.shapes[n.bias], w);
+      *out = a;
+      out->back() = oc;
+      return Error::Ok;
+    }
+    case NodeKind::Conv2d: case NodeKind::DepthwiseConv2d: case NodeKind::ConvTranspose2d: {
+      const Shape& w = S(1);
+      if (a.size() != 4 || w.size() != 4) return NODE_FAIL(n, "needs a 4-D NHWC input and a 4-D filter, got", a, w);
+      if (n.kh == 0 || n.kw == 0 || n.sh == 0 || n.sw == 0 || n.dh == 0 || n.dw == 0 || n.groups == 0 || n.gic == 0 || n.goc == 0)
+        return NODE_FAIL(n, "zero kernel size, stride, dilation, groups or channels");
+      if (n.flags & kFlagSamePadding) return NODE_FAIL(n, "TensorFlow SAME padding is not supported");
+      int64_t ic, oc;
+      if (n.kind == NodeKind::DepthwiseConv2d) {
+        if (n.goc % n.gic != 0) return NODE_FAIL(n, "output channels are not a multiple of input channels");
+        ic = n.groups;
+        oc = int64_t{n.groups} * (n.goc / n.gic);
+        if (w[0] != 1 || w[1] != n.kh || w[2] != n.kw || w[3] != oc) return NODE_FAIL(n, "depthwise filter shape does not match the parameters:", w);
+      } else {
+        ic = int64_t{n.groups} * n.gic;
+        oc = int64_t{n.groups} * n.goc;
+        if (w[0] != oc || w[1] != n.kh || w[2] != n.kw || w[3] != n.gic) return NODE_FAIL(n, "filter shape does not match the parameters:", w);
+      }
+      if (a[3] != ic) return NODE_FAIL(n, "input channels differ from the parameters:", a, w);
+      if (n.bias >= 0 && numel_of(g.shapes[n.bias]) != oc) return NODE_FAIL(n, "bias size differs from the output channels:", g.shapes[n.bias]);
+      int64_t oh = 0, ow = 0;
+      if (n.kind == NodeKind::ConvTranspose2d) {
+        if (n.adj_h >= n.sh || n.adj_w >= n.sw) return NODE_FAIL(n, "adjustment not below the stride");
+        oh = int64_t{n.sh} * (a[1] - 1) + n.adj_h + (int64_t{n.kh} - 1) * n.dh + 1 - n.pad_t - n.pad_b;
+        ow = int64_t{n.sw} * (a[2] - 1) + n.adj_w + (int64_t{n.kw} - 1) * n.dw + 1 - n.pad_l - n.pad_r;
+        if (a[1] < 1 || a[2] < 1 || oh < 1 || ow < 1) return NODE_FAIL(n, "padding larger than the output");
+      } else {
+        Error e = conv_out(n, a[1], n.pad_t, n.pad_b, n.kh, n.sh, n.dh, &oh);
+        if (e != Error::Ok) return e;
+        e = conv_out(n, a[2], n.pad_l, n.pad_r, n.kw, n.sw, n.dw, &ow);
+        if (e != Error::Ok) return e;
+      }
+      *out = {a[0], oh, ow, oc};
+      return Error::Ok;
+    }
+    case NodeKind::AvgPooling2d: case NodeKind::MaxPooling2d: {
+      if (a.size() != 4) return NODE_FAIL(n, "needs a 4-D NHWC input, got", a);
+      if (n.kh == 0 || n.kw == 0 || n.sh == 0 || n.sw == 0) return NODE_FAIL(n, "zero pooling size or stride");
+      if (n.flags & kFlagSamePadding) return NODE_FAIL(n, "TensorFlow SAME padding is not supported");
+      const uint32_t dh = n.kind == NodeKind::MaxPooling2d ? std::max(n.dh, 1u) : 1u;
+      const uint32_t dw = n.kind == NodeKind::MaxPooling2d ? std::max(n.dw, 1u) : 1u;
+      int64_t oh = 0, ow = 0;
+      Error e = conv_out(n, a[1], n.pad_t, n.pad_b, n.kh, n.sh, dh, &oh);
+      if (e != Error::Ok) return e;
+      e = conv_out(n, a[2], n.pad_l, n.pad_r, n.kw, n.sw, dw, &ow);
+      if (e != Error::Ok) return e;
+      *out = {a[0], oh, ow, a[3]};
+      return Error::Ok;
+    }
+    case NodeKind::GlobalAvgPooling2d: {
+      if (a.size() < 3 || a.size() > 4) return NODE_FAIL(n, "needs a 3-D or 4-D input, got", a);
+      if (n.flags & kFlagKeepDims) {
+        *out = a;
+        for (size_t i = 1; i + 1 < a.size(); ++i) (*out)[i] = 1;
+      } else {
+        *out = {a[0], a.back()};
+      }
+      return Error::Ok;
+    }
+    case NodeKind::StaticTranspose: {
+      if (n.v1.size() != a.size()) return NODE_FAIL(n, "permutation rank differs from the input:", a);
+      std::vector<uint8_t> seen(a.size(), 0);
+      out->resize(a.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (n.v1[i] >= a.size() || seen[n.v1[i]]) return NODE_FAIL(n, "invalid permutation");
+        seen[n.v1[i]] = 1;
+        (*out)[i] = a[n.v1[i]];
+      }
+      return Error::Ok;
+    }
+    case NodeKind::StaticReshape: {
+      const int64_t total = numel_of(a);
+      out->assign(n.v1.begin(), n.v1.end());
+      int zeros = 0, at = -1;
+      int64_t prod = 1;
+      for (size_t i = 0; i < out->size(); ++i) {
+        if ((*out)[i] == 0) {
+          ++zeros;
+          at = static_cast<int>(i);
+        } else {
+          prod *= (*out)[i];
+          if (prod > kMaxNumel) return NODE_FAIL(n, "new shape too large");
+        }
+      }
+      if (zeros == 1 && prod > 0 && total % prod == 0) (*out)[at] = total / prod;
+      if (numel_of(*out) != total) return NODE_FAIL(n, "new shape does not hold the input's elements:", a, *out);
+      return Error::Ok;
+    }
+    case NodeKind::StaticSlice: {
+      if (n.v1.size() != a.size()) return NODE_FAIL(n, "slice rank differs from the input:", a);
+      out->resize(a.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        const int64_t off = n.v1[i];
+        const int64_t sz = n.v2[i] == 0 ? a[i] - off : int64_t{n.v2[i]};
+        if (off > a[i] || sz < 0 || off + sz > a[i]) return NODE_FAIL(n, "slice out of range for input", a);
+        (*out)[i] = sz;
+      }
+      return Error::Ok;
+    }
+    case NodeKind::StaticConstantPad: {
+      if (n.v1.size() != a.size()) return NODE_FAIL(n, "padding rank differs from the input:", a);
+      out->resize(a.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        (*out)[i] = a[i] + n.v1[i] + n.v2[i];
+        if ((*out)[i] > 0x7FFFFFFF) return NODE_FAIL(n, "padded size too large");
+      }
+      return Error::Ok;
+    }
+    case NodeKind::StaticResizeBilinear2D:
+      if (a.size() != 4 || n.new_h == 0 || n.new_w == 0 || n.new_h > 0x7FFFFFFF || n.new_w > 0x7FFFFFFF)
+        return NODE_FAIL(n, "needs a 4-D NHWC input and a non-zero size, got", a);
+      if (a[1] == 0 || a[2] == 0) return NODE_FAIL(n, "empty input", a);
+      *out = {a[0], n.new_h, n.new_w, a[3]};
+      return Error::Ok;
+    case NodeKind::Concatenate2: case NodeKind::Concatenate3: case NodeKind::Concatenate4:
+    case NodeKind::Concatenate5: {
+      if (n.axis >= a.size()) return NODE_FAIL(n, "axis out of range for", a);
+      *out = a;
+      for (int k = 1; k < n.nin; ++k) {
+        const Shape& b = S(k);
+        if (b.size() != a.size()) return NODE_FAIL(n, "inputs differ in rank:", a, b);
+        for (size_t i = 0; i < a.size(); ++i) {
+          if (i != n.axis && b[i] != a[i]) return NODE_FAIL(n, "inputs differ outside the axis:", a, b);
+        }
+        (*out)[n.axis] += b[n.axis];
+      }
+      return Error::Ok;
+    }
+    case NodeKind::BatchMatrixMultiply: {
+      const Shape& b = S(1);
+      if (a.size() < 2 || b.size() < 2) return NODE_FAIL(n, "needs inputs of rank >= 2:", a, b);
+      const bool tr = (n.flags & kFlagTransposeWeights) != 0;
+      const int64_t m = a[a.size() - 2], k = a.back();
+      const int64_t kb = tr ? b.back() : b[b.size() - 2], nn = tr ? b[b.size() - 2] : b.back();
+      if (k != kb) return NODE_FAIL(n, "inner dimensions differ:", a, b);
+      const size_t ra = a.size() - 2, rb = b.size() - 2, r = std::max(ra, rb);
+      out->assign(r + 2, 1);
+      for (size_t i = 0; i < r; ++i) {
+        const int64_t x = i < r - ra ? 1 : a[i - (r - ra)];
+        const int64_t y = i < r - rb ? 1 : b[i - (r - rb)];
+        if (x != y && x != 1 && y != 1) return NODE_FAIL(n, "batch dims do not broadcast:", a, b);
+        (*out)[i] = x == 1 ? y : x;
+      }
+      (*out)[r] = m;
+      (*out)[r + 1] = nn;
+      return Error::Ok;
+    }
+    default:
+      return fail(Error::NotSupported, "node %u (%s) is not supported", n.index, node_name(n.kind));
+  }
+}
+
+// ---------------------------------------------------------------- kernels
+
+template <typename F>
+void unary(const float* x, float* y, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+}
+
+template <typename F>
+void binary(const Shape& sa, const float* a, const Shape& sb, const float* b, const Shape& so, float* y, F f) {
+  const size_t r = so.size();
+  const int64_t total = numel_of(so);
+  if (sa == sb) {
+    for (int64_t i = 0; i < total; ++i) y[i] = f(a[i], b[i]);
+    return;
+  }
+  // Broadcast strides (0 where the input has size 1), right-aligned.
+  int64_t st_a[kMaxRank + 2] = {0}, st_b[kMaxRank + 2] = {0};
+  int64_t acc_a = 1, acc_b = 1;
+  for (size_t i = r; i-- > 0;) {
+    const size_t ia = i + sa.size(), ib = i + sb.size();
+    const int64_t da = ia >= r ? sa[ia - r] : 1, db = ib >= r ? sb[ib - r] : 1;
+    st_a[i] = da == 1 ? 0 : acc_a;
+    st_b[i] = db == 1 ? 0 : acc_b;
+    acc_a *= da;
+    acc_b *= db;
+  }
+  if (r == 0) {
+    y[0] = f(a[0], b[0]);
+    return;
+  }
+  const int64_t inner = so[r - 1];
+  const int64_t ia = st_a[r - 1], ib = st_b[r - 1];
+  int64_t idx[kMaxRank + 2] = {0};
+  for (int64_t base = 0; base < total; base += inner) {
+    int64_t oa = 0, ob = 0;
+    for (size_t d = 0; d + 1 < r; ++d) {
+      oa += idx[d] * st_a[d];
+      ob += idx[d] * st_b[d];
+    }
+    for (int64_t j = 0; j < inner; ++j) y[base + j] = f(a[oa + j * ia], b[ob + j * ib]);
+    for (size_t d = r - 1; d-- > 0;) {
+      if (++idx[d] < so[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+// Packs an OHWI filter [groups*goc, kh, kw, gic] as [g][ky][kx][ic][oc] (oc contiguous).
+void pack_conv(const Node& n, const float* w, std::vector<float>* p) {
+  const size_t goc = n.goc, gic = n.gic, taps = size_t{n.kh} * n.kw;
+  p->resize(size_t{n.groups} * taps * gic * goc);
+  for (size_t g = 0; g < n.groups; ++g)
+    for (size_t o = 0; o < goc; ++o)
+      for (size_t t = 0; t < taps; ++t)
+        for (size_t i = 0; i < gic; ++i)
+          (*p)[((g * taps + t) * gic + i) * goc + o] = w[((g * goc + o) * taps + t) * gic + i];
+}
+
+void conv2d(const Node& n, const Shape& si, const float* x, const float* packed, const float* bias, const Shape& so,
+            float* y) {
+  const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2], OC = so[3];
+  const int64_t gic = n.gic, goc = n.goc, G = n.groups, KH = n.kh, KW = n.kw;
+  parallel_rows(N * OH, OW * KH * KW * C * goc, [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      const int64_t b0 = row / OH, oy = row % OH;
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        float* acc = y + ((b0 * OH + oy) * OW + ox) * OC;
+        for (int64_t o = 0; o < OC; ++o) acc[o] = bias ? bias[o] : 0.f;
+        for (int64_t ky = 0; ky < KH; ++ky) {
+          const int64_t iy = oy * n.sh + ky * n.dh - n.pad_t;
+          if (iy < 0 || iy >= H) continue;
+          for (int64_t kx = 0; kx < KW; ++kx) {
+            const int64_t ix = ox * n.sw + kx * n.dw - n.pad_l;
+            if (ix < 0 || ix >= W) continue;
+            const float* px = x + ((b0 * H + iy) * W + ix) * C;
+            for (int64_t g = 0; g < G; ++g) {
+              const float* wg = packed + ((g * KH + ky) * KW + kx) * gic * goc;
+              float* ag = acc + g * goc;
+              const float* pg = px + g * gic;
+              for (int64_t i = 0; i < gic; ++i) {
+                const float v = pg[i];
+                const float* wr = wg + i * goc;
+                for (int64_t o = 0; o < goc; ++o) ag[o] += v * wr[o];
+              }
+            }
+          }
+        }
+        for (int64_t o = 0; o < OC; ++o) acc[o] = clampf(acc[o], n.out_min, n.out_max);
+      }
+    }
+  });
+}
+
+void depthwise(const Node& n, const Shape& si, const float* x, const float* w, const float* bias, const Shape& so,
+               float* y) {
+  const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2], OC = so[3];
+  const int64_t mult = OC / C, KH = n.kh, KW = n.kw;
+  parallel_rows(N * OH, OW * KH * KW * OC, [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      const int64_t b0 = row / OH, oy = row % OH;
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        float* acc = y + ((b0 * OH + oy) * OW + ox) * OC;
+        for (int64_t o = 0; o < OC; ++o) acc[o] = bias ? bias[o] : 0.f;
+        for (int64_t ky = 0; ky < KH; ++ky) {
+          const int64_t iy = oy * n.sh + ky * n.dh - n.pad_t;
+          if (iy < 0 || iy >= H) continue;
+          for (int64_t kx = 0; kx < KW; ++kx) {
+            const int64_t ix = ox * n.sw + kx * n.dw - n.pad_l;
+            if (ix < 0 || ix >= W) continue;
+            const float* px = x + ((b0 * H + iy) * W + ix) * C;
+            const float* wt = w + (ky * KW + kx) * OC;
+            if (mult == 1) {
+              for (int64_t o = 0; o < OC; ++o) acc[o] += px[o] * wt[o];
+            } else {
+              for (int64_t o = 0; o < OC; ++o) acc[o] += px[o / mult] * wt[o];
+            }
+          }
+        }
+        for (int64_t o = 0; o < OC; ++o) acc[o] = clampf(acc[o], n.out_min, n.out_max);
+      }
+    }
+  });
+}
+
+void deconv2d(const Node& n, const Shape& si, const float* x, const float* packed, const float* bias, const Shape& so,
+              float* y) {
+  const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2], OC = so[3];
+  const int64_t gic = n.gic, goc = n.goc, G = n.groups, KH = n.kh, KW = n.kw, SH = n.sh, SW = n.sw;
+  parallel_rows(N * OH, OW * KH * KW * C * goc / std::max<int64_t>(1, SH * SW), [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      const int64_t b0 = row / OH, oy = row % OH;
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        float* acc = y + ((b0 * OH + oy) * OW + ox) * OC;
+        for (int64_t o = 0; o < OC; ++o) acc[o] = bias ? bias[o] : 0.f;
+        for (int64_t ky = 0; ky < KH; ++ky) {
+          const int64_t ty = oy + n.pad_t - ky * n.dh;
+          if (ty < 0 || ty % SH != 0 || ty / SH >= H) continue;
+          const int64_t iy = ty / SH;
+          for (int64_t kx = 0; kx < KW; ++kx) {
+            const int64_t tx = ox + n.pad_l - kx * n.dw;
+            if (tx < 0 || tx % SW != 0 || tx / SW >= W) continue;
+            const int64_t ix = tx / SW;
+            const float* px = x + ((b0 * H + iy) * W + ix) * C;
+            for (int64_t g = 0; g < G; ++g) {
+              const float* wg = packed + ((g * KH + ky) * KW + kx) * gic * goc;
+              float* ag = acc + g * goc;
+              const float* pg = px + g * gic;
+              for (int64_t i = 0; i < gic; ++i) {
+                const float v = pg[i];
+                const float* wr = wg + i * goc;
+                for (int64_t o = 0; o < goc; ++o) ag[o] += v * wr[o];
+              }
+            }
+          }
+        }
+        for (int64_t o = 0; o < OC; ++o) acc[o] = clampf(acc[o], n.out_min, n.out_max);
+      }
+    }
+  });
+}
+
+// y[m][n] = sum_k x[m][k] * wt[k][n] (+ bias), wt packed [K][N].
+void gemm_kn(int64_t M, int64_t K, int64_t N, const float* x, const float* wt, const float* bias, float* y, float lo,
+             float hi) {
+  parallel_rows(M, K * N, [&](int64_t b, int64_t e) {
+    for (int64_t m = b; m < e; ++m) {
+      float* out = y + m * N;
+      for (int64_t j = 0; j < N; ++j) out[j] = bias ? bias[j] : 0.f;
+      const float* xr = x + m * K;
+      for (int64_t k = 0; k < K; ++k) {
+        const float v = xr[k];
+        const float* wr = wt + k * N;
+        for (int64_t j = 0; j < N; ++j) out[j] += v * wr[j];
+      }
+      for (int64_t j = 0; j < N; ++j) out[j] = clampf(out[j], lo, hi);
+    }
+  });
+}
+
+void transpose_2d(const float* w, int64_t rows, int64_t cols, float* t) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) t[c * rows + r] = w[r * cols + c];
+}
+
+void pool(const Node& n, const Shape& si, const float* x, const Shape& so, float* y) {
+  const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2];
+  const bool is_max = n.kind == NodeKind::MaxPooling2d;
+  const int64_t dh = is_max ? std::max(n.dh, 1u) : 1, dw = is_max ? std::max(n.dw, 1u) : 1;
+  parallel_rows(N * OH, OW * n.kh * n.kw * C, [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      const int64_t b0 = row / OH, oy = row % OH;
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        float* out = y + ((b0 * OH + oy) * OW + ox) * C;
+        for (int64_t c = 0; c < C; ++c) out[c] = is_max ? -INFINITY : 0.f;
+        int64_t count = 0;
+        for (int64_t ky = 0; ky < n.kh; ++ky) {
+          const int64_t iy = oy * n.sh + ky * dh - n.pad_t;
+          if (iy < 0 || iy >= H) continue;
+          for (int64_t kx = 0; kx < n.kw; ++kx) {
+            const int64_t ix = ox * n.sw + kx * dw - n.pad_l;
+            if (ix < 0 || ix >= W) continue;
+            const float* px = x + ((b0 * H + iy) * W + ix) * C;
+            ++count;
+            if (is_max) {
+              for (int64_t c = 0; c < C; ++c) out[c] = std::max(out[c], px[c]);
+            } else {
+              for (int64_t c = 0; c < C; ++c) out[c] += px[c];
+            }
+          }
+        }
+        const float scale = (!is_max && count > 0) ? 1.f / static_cast<float>(count) : 1.f;
+        for (int64_t c = 0; c < C; ++c) out[c] = clampf(is_max ? out[c] : out[c] * scale, n.out_min, n.out_max);
+      }
+    }
+  });
+}
+
+void resize_bilinear(const Node& n, const Shape& si, const float* x, const Shape& so, float* y) {
+  const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2];
+  const bool align = (n.flags & kFlagAlignCorners) != 0, legacy = (n.flags & kFlagTensorflowLegacy) != 0;
+  auto src = [&](int64_t o, int64_t in, int64_t out, int64_t* i0, int64_t* i1, float* l) {
+    float s;
+    if (align) {
+      s = out > 1 ? static_cast<float>(o) * static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.f;
+    } else {
+      const float scale = static_cast<float>(in) / static_cast<float>(out);
+      s = legacy ? static_cast<float>(o) * scale : (static_cast<float>(o) + 0.5f) * scale - 0.5f;
+      if (s < 0.f) s = 0.f;
+    }
+    int64_t f = static_cast<int64_t>(s);
+    if (f > in - 1) f = in - 1;
+    *i0 = f;
+    *i1 = std::min<int64_t>(f + 1, in - 1);
+    *l = std::min(std::max(s - static_cast<float>(f), 0.f), 1.f);
+  };
+  for (int64_t b = 0; b < N; ++b)
+    for (int64_t oy = 0; oy < OH; ++oy) {
+      int64_t y0, y1;
+      float ly;
+      src(oy, H, OH, &y0, &y1, &ly);
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        int64_t x0, x1;
+        float lx;
+        src(ox, W, OW, &x0, &x1, &lx);
+        const float* p00 = x + ((b * H + y0) * W + x0) * C;
+        const float* p01 = x + ((b * H + y0) * W + x1) * C;
+        const float* p10 = x + ((b * H + y1) * W + x0) * C;
+        const float* p11 = x + ((b * H + y1) * W + x1) * C;
+        float* out = y + ((b * OH + oy) * OW + ox) * C;
+        for (int64_t c = 0; c < C; ++c) {
+          const float top = p00[c] + (p01[c] - p00[c]) * lx;
+          const float bot = p10[c] + (p11[c] - p10[c]) * lx;
+          out[c] = top + (bot - top) * ly;
+        }
+      }
+    }
+}
+
+// Strided copy: y (dense, shape `so`) gets x at `offsets` with per-dim input strides `st` (for slice/transpose).
+void gather_nd(const Shape& so, const float* x, const int64_t* st, int64_t base, float* y) {
+  const size_t r = so.size();
+  const int64_t total = numel_of(so);
+  if (total == 0) return;
+  if (r == 0) {
+    y[0] = x[base];
+    return;
+  }
+  int64_t idx[kMaxRank + 2] = {0};
+  const int64_t inner = so[r - 1], is = st[r - 1];
+  for (int64_t o = 0; o < total; o += inner) {
+    int64_t off = base;
+    for (size_t d = 0; d + 1 < r; ++d) off += idx[d] * st[d];
+    if (is == 1) {
+      std::memcpy(y + o, x + off, static_cast<size_t>(inner) * sizeof(float));
+    } else {
+      for (int64_t j = 0; j < inner; ++j) y[o + j] = x[off + j * is];
+    }
+    for (size_t d = r - 1; d-- > 0;) {
+      if (++idx[d] < so[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+void strides_of(const Shape& s, int64_t* st) {
+  int64_t acc = 1;
+  for (size_t i = s.size(); i-- > 0;) {
+    st[i] = acc;
+    acc *= s[i];
+  }
+}
+
+void bmm(const Node& n, const Shape& sa, const float* a, const Shape& sb, const float* b, const Shape& so, float* y) {
+  const bool tr = (n.flags & kFlagTransposeWeights) != 0;
+  const size_t r = so.size() - 2;
+  const int64_t M = so[r], N = so[r + 1], K = sa.back();
+  const int64_t batches = numel_of(so) / std::max<int64_t>(1, M * N);
+  const size_t ra = sa.size() - 2, rb = sb.size() - 2;
+  // Batch offsets with broadcasting.
+  auto offset = [&](int64_t bi, const Shape& s, size_t rs, int64_t mat) {
+    int64_t off = 0, acc = 1;
+    for (size_t d = r; d-- > 0;) {
+      const int64_t i = bi % so[d];
+      bi /= so[d];
+      if (d >= r - rs) {
+        const int64_t dim = s[d - (r - rs)];
+        if (dim != 1) off += i * acc;
+        acc *= dim;
+      }
+    }
+    return off * mat;
+  };
+  parallel_rows(batches * M, K * N, [&](int64_t beg, int64_t end) {
+    for (int64_t row = beg; row < end; ++row) {
+      const int64_t bi = row / M, m = row % M;
+      const float* pa = a + offset(bi, sa, ra, M * K) + m * K;
+      const float* pb = b + offset(bi, sb, rb, K * N);
+      float* out = y + (bi * M + m) * N;
+      if (tr) {
+        for (int64_t j = 0; j < N; ++j) {
+          float s = 0.f;
+          const float* br = pb + j * K;
+          for (int64_t k = 0; k < K; ++k) s += pa[k] * br[k];
+          out[j] = s;
+        }
+      } else {
+        for (int64_t j = 0; j < N; ++j) out[j] = 0.f;
+        for (int64_t k = 0; k < K; ++k) {
+          const float v = pa[k];
+          const float* br = pb + k * N;
+          for (int64_t j = 0; j < N; ++j) out[j] += v * br[j];
+        }
+      }
+      for (int64_t j = 0; j < N; ++j) out[j] = clampf(out[j], n.out_min, n.out_max);
+    }
+  });
+}
+
+Error compute(Graph& g, Node& n, const Shape& so, float* y) {
+  const Shape& sa = g.shapes[n.in[0]];
+  const float* a = g.ptrs[n.in[0]];
+  const int64_t total = numel_of(so);
+  const float lo = n.out_min, hi = n.out_max;
+  switch (n.kind) {
+    case NodeKind::Add: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(p + q, lo, hi); }); break;
+    case NodeKind::Subtract: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(p - q, lo, hi); }); break;
+    case NodeKind::Multiply: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(p * q, lo, hi); }); break;
+    case NodeKind::Div: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(p / q, lo, hi); }); break;
+    case NodeKind::Minimum: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(std::isnan(p) || std::isnan(q) ? NAN : std::min(p, q), lo, hi); }); break;
+    case NodeKind::Maximum: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(std::isnan(p) || std::isnan(q) ? NAN : std::max(p, q), lo, hi); }); break;
+    case NodeKind::PReLU: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(p < 0.f ? p * q : p, lo, hi); }); break;
+    case NodeKind::Clamp: unary(a, y, total, [&](float v) { return std::isnan(v) ? v : clampf(v, lo, hi); }); return Error::Ok;
+    case NodeKind::Sigmoid: unary(a, y, total, [](float v) { return 1.f / (1.f + std::exp(-v)); }); break;
+    case NodeKind::Tanh: unary(a, y, total, [](float v) { return std::tanh(v); }); break;
+    case NodeKind::Exp: unary(a, y, total, [](float v) { return std::exp(v); }); break;
+    case NodeKind::Log: unary(a, y, total, [](float v) { return std::log(v); }); break;
+    case NodeKind::Abs: unary(a, y, total, [](float v) { return std::fabs(v); }); break;
+    case NodeKind::Negate: unary(a, y, total, [](float v) { return -v; }); break;
+    case NodeKind::Floor: unary(a, y, total, [](float v) { return std::floor(v); }); break;
+    case NodeKind::Ceiling: unary(a, y, total, [](float v) { return std::ceil(v); }); break;
+    case NodeKind::Square: unary(a, y, total, [](float v) { return v * v; }); break;
+    case NodeKind::SquareRoot: unary(a, y, total, [](float v) { return std::sqrt(v); }); break;
+    case NodeKind::ReciprocalSquareRoot: unary(a, y, total, [](float v) { return 1.f / std::sqrt(v); }); break;
+    case NodeKind::Sin: unary(a, y, total, [](float v) { return std::sin(v); }); break;
+    case NodeKind::Cos: unary(a, y, total, [](float v) { return std::cos(v); }); break;
+    case NodeKind::Hardswish: unary(a, y, total, [](float v) { return v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f; }); break;
+    case NodeKind::Gelu: unary(a, y, total, [](float v) { return 0.5f * v * (1.f + std::erf(v * 0.70710678118654752f)); }); break;
+    case NodeKind::ELU: { const float al = n.alpha; unary(a, y, total, [al](float v) { return v > 0.f ? v : al * std::expm1(v); }); break; }
+    case NodeKind::LeakyReLU: { const float s = n.alpha; unary(a, y, total, [s](float v) { return v >= 0.f ? v : v * s; }); break; }
+    case NodeKind::Copy: case NodeKind::Convert: case NodeKind::StaticReshape:
+      if (total > 0) std::memcpy(y, a, static_cast<size_t>(total) * sizeof(float));
+      break;
+    case NodeKind::Softmax: {
+      const int64_t c = sa.back(), rows = total / c;
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* x = a + r * c;
+        float* o = y + r * c;
+        float mx = -INFINITY;
+        for (int64_t j = 0; j < c; ++j) mx = std::max(mx, x[j]);
+        float sum = 0.f;
+        for (int64_t j = 0; j < c; ++j) sum += (o[j] = std::exp(x[j] - mx));
+        const float inv = 1.f / sum;
+        for (int64_t j = 0; j < c; ++j) o[j] *= inv;
+      }
+      break;
+    }
+    case NodeKind::FullyConnected: {
+      const Shape& sw = g.shapes[n.filter];
+      const bool tr = (n.flags & kFlagTransposeWeights) != 0;
+      const int64_t K = sa.back(), N = tr ? sw[1] : sw[0], M = K > 0 ? numel_of(sa) / K : 0;
+      const float* wt = nullptr;
+      std::vector<float> tmp;
+      if (tr) {
+        wt = g.ptrs[n.filter];
+      } else if (!n.packed.empty() || (N * K == 0 && g.values[n.filter].data != nullptr)) {
+        wt = n.packed.data();
+      } else {
+        tmp.resize(static_cast<size_t>(N * K));
+        transpose_2d(g.ptrs[n.filter], N, K, tmp.data());
+        wt = tmp.data();
+      }
+      gemm_kn(M, K, N, a, wt, n.bias >= 0 ? g.ptrs[n.bias] : nullptr, y, lo, hi);
+      return Error::Ok;
+    }
+    case NodeKind::Conv2d: case NodeKind::ConvTranspose2d: {
+      std::vector<float> tmp;
+      const float* p = n.packed.data();
+      if (g.values[n.filter].data == nullptr) {
+        pack_conv(n, g.ptrs[n.filter], &tmp);
+        p = tmp.data();
+      }
+      if (n.kind == NodeKind::Conv2d) {
+        conv2d(n, sa, a, p, n.bias >= 0 ? g.ptrs[n.bias] : nullptr, so, y);
+      } else {
+        deconv2d(n, sa, a, p, n.bias >= 0 ? g.ptrs[n.bias] : nullptr, so, y);
+      }
+      return Error::Ok;
+    }
+    case NodeKind::DepthwiseConv2d:
+      depthwise(n, sa, a, g.ptrs[n.filter], n.bias >= 0 ? g.ptrs[n.bias] : nullptr, so, y);
+      return Error::Ok;
+    case NodeKind::AvgPooling2d: case NodeKind::MaxPooling2d:
+      pool(n, sa, a, so, y);
+      return Error::Ok;
+    case NodeKind::GlobalAvgPooling2d: {
+      const int64_t N = sa[0], C = sa.back(), inner = numel_of(sa) / std::max<int64_t>(1, N * C);
+      for (int64_t b = 0; b < N; ++b) {
+        float* o = y + b * C;
+        for (int64_t c = 0; c < C; ++c) o[c] = 0.f;
+        for (int64_t p = 0; p < inner; ++p) {
+          const float* x = a + (b * inner + p) * C;
+          for (int64_t c = 0; c < C; ++c) o[c] += x[c];
+        }
+        const float s = inner > 0 ? 1.f / static_cast<float>(inner) : 0.f;
+        for (int64_t c = 0; c < C; ++c) o[c] = clampf(o[c] * s, lo, hi);
+      }
+      return Error::Ok;
+    }
+    case NodeKind::StaticTranspose: {
+      int64_t st[kMaxRank + 2] = {0}, pst[kMaxRank + 2] = {0};
+      strides_of(sa, st);
+      for (size_t i = 0; i < sa.size(); ++i) pst[i] = st[n.v1[i]];
+      gather_nd(so, a, pst, 0, y);
+      break;
+    }
+    case NodeKind::StaticSlice: {
+      int64_t st[kMaxRank + 2] = {0};
+      strides_of(sa, st);
+      int64_t base = 0;
+      for (size_t i = 0; i < sa.size(); ++i) base += int64_t{n.v1[i]} * st[i];
+      gather_nd(so, a, st, base, y);
+      break;
+    }
+    case NodeKind::StaticConstantPad: {
+      for (int64_t i = 0; i < total; ++i) y[i] = n.alpha;
+      int64_t st[kMaxRank + 2] = {0}, ist[kMaxRank + 2] = {0};
+      strides_of(so, st);
+      strides_of(sa, ist);
+      // Scatter: walk the input, write at the shifted position.
+      const size_t r = sa.size();
+      const int64_t in_total = numel_of(sa);
+      if (in_total == 0) break;
+      if (r == 0) {
+        y[0] = a[0];
+        break;
+      }
+      int64_t idx[kMaxRank + 2] = {0};
+      const int64_t inner = sa[r - 1];
+      for (int64_t i = 0; i < in_total; i += inner) {
+        int64_t off = 0;
+        for (size_t d = 0; d < r; ++d) off += (idx[d] + n.v1[d]) * st[d];
+        std::memcpy(y + off, a + i, static_cast<size_t>(inner) * sizeof(float));
+        for (size_t d = r - 1; d-- > 0;) {
+          if (++idx[d] < sa[d]) break;
+          idx[d] = 0;
+        }
+      }
+      break;
+    }
+    case NodeKind::StaticResizeBilinear2D: resize_bilinear(n, sa, a, so, y); break;
+    case NodeKind::Concatenate2: case NodeKind::Concatenate3: case NodeKind::Concatenate4:
+    case NodeKind::Concatenate5: {
+      int64_t outer = 1;
+      for (size_t i = 0; i < n.axis; ++i) outer *= so[i];
+      int64_t out_row = 1;
+      for (size_t i = n.axis; i < so.size(); ++i) out_row *= so[i];
+      int64_t col = 0;
+      for (int k = 0; k < n.nin; ++k) {
+        const Shape& sk = g.shapes[n.in[k]];
+        int64_t row = 1;
+        for (size_t i = n.axis; i < sk.size(); ++i) row *= sk[i];
+        const float* src = g.ptrs[n.in[k]];
+        if (row > 0) {
+          for (int64_t o = 0; o < outer; ++o)
+            std::memcpy(y + o * out_row + col, src + o * row, static_cast<size_t>(row) * sizeof(float));
+        }
+        col += row;
+      }
+      break;
+    }
+    case NodeKind::BatchMatrixMultiply:
+      bmm(n, sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y);
+      return Error::Ok;
+    default:
+      return fail(Error::NotSupported, "node %u (%s) is not supported", n.index, node_name(n.kind));
+  }
+  // Nodes that carry an output range get it applied (binary ops applied it already; harmless twice).
+  if (n.has_min_max && (lo > -INFINITY || hi < INFINITY)) {
+    for (int64_t i = 0; i < total; ++i) y[i] = clampf(y[i], lo, hi);
+  }
+  return Error::Ok;
+}
+
+}  // namespace
+
+Error run_graph(Graph& g, bool do_compute) {
+  for (Node& n : g.nodes) {
+    Shape so;
+    Error e = infer(g, n, &so);
+    if (e != Error::Ok) return e;
+    if (so.size() > kMaxRank) return node_fail(n, "output rank too large:", so);
+    int64_t total = 1;
+    for (int64_t d : so) {
+      if (d < 0 || __builtin_mul_overflow(total, d, &total) || total > kMaxNumel) return node_fail(n, "output too large");
+    }
+    g.shapes[n.out] = so;
+    if (!do_compute) continue;
+    std::vector<float>& buf = g.bufs[n.out];
+    if (buf.size() < static_cast<size_t>(total)) buf.resize(static_cast<size_t>(total));
+    float* y = buf.data();
+    g.ptrs[n.out] = y;
+    e = compute(g, n, so, y);
+    if (e != Error::Ok) return e;
+  }
+  return Error::Ok;
+}
+
+Error prepare_graph(Graph& g) {
+  // Static checks with the serialized shapes, and weight packing.
+  g.shapes.assign(g.values.size(), Shape());
+  g.bufs.assign(g.values.size(), std::vector<float>());
+  g.ptrs.assign(g.values.size(), nullptr);
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    g.shapes[i] = g.values[i].dims;
+    g.ptrs[i] = g.values[i].data;
+  }
+  Error e = run_graph(g, /*compute=*/false);
+  if (e != Error::Ok) return e;
+  for (Node& n : g.nodes) {
+    if (n.filter < 0 || g.values[n.filter].data == nullptr) continue;
+    const Shape& w = g.values[n.filter].dims;
+    if (n.kind == NodeKind::FullyConnected && (n.flags & kFlagTransposeWeights) == 0) {
+      n.packed.resize(static_cast<size_t>(w[0] * w[1]));
+      transpose_2d(g.values[n.filter].data, w[0], w[1], n.packed.data());
+    } else if (n.kind == NodeKind::Conv2d || n.kind == NodeKind::ConvTranspose2d) {
+      pack_conv(n, g.values[n.filter].data, &n.packed);
+    }
+  }
+  return Error::Ok;
+}
+
+Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EValue*> args) {
+  using executorch::aten::ScalarType;
+  using executorch::aten::Tensor;
+  std::lock_guard<std::mutex> lock(g.mu);
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    const Value& v = g.values[i];
+    if (v.data != nullptr) {
+      g.shapes[i] = v.dims;
+      g.ptrs[i] = v.data;
+    } else {
+      g.ptrs[i] = nullptr;
+    }
+  }
+  // Inputs: physical (dim-order) shapes, data shared.
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    const Value& v = g.values[i];
+    if (v.external_id < 0) continue;
+    if (static_cast<size_t>(v.external_id) >= args.size() || args[v.external_id] == nullptr ||
+        !args[v.external_id]->isTensor()) {
+      return fail(Error::InvalidArgument, "external value %" PRId64 " is not a tensor argument of the delegate call "
+                  "(%zu arguments)", v.external_id, args.size());
+    }
+    if (!v.is_input) continue;
+    const Tensor t = args[v.external_id]->toTensor();
+    if (t.scalar_type() != ScalarType::Float) {
+      return fail(Error::InvalidArgument, "input %" PRId64 " has dtype %d, expected float", v.external_id,
+                  static_cast<int>(t.scalar_type()));
+    }
+    // The tensor's own rank wins (as with xnn_reshape_external_value): a rank-0 scalar may feed a [1] value.
+    if (static_cast<size_t>(t.dim()) > kMaxRank) {
+      return fail(Error::InvalidArgument, "input %" PRId64 " has rank %zd (at most %u)", v.external_id,
+                  static_cast<ssize_t>(t.dim()), kMaxRank);
+    }
+    Shape s(static_cast<size_t>(t.dim()));
+    const auto order = t.dim_order();
+    for (size_t d = 0; d < s.size(); ++d) {
+      const size_t src = order.size() == s.size() ? order[d] : d;
+      if (src >= s.size()) return fail(Error::InvalidArgument, "input %" PRId64 " has a bad dim order", v.external_id);
+      s[d] = t.sizes()[src];
+    }
+    if (t.numel() > 0 && t.const_data_ptr() == nullptr) {
+      return fail(Error::InvalidArgument, "input %" PRId64 " has no data", v.external_id);
+    }
+    g.shapes[i] = std::move(s);
+    g.ptrs[i] = t.const_data_ptr<float>();
+  }
+  Error e = run_graph(g, /*compute=*/true);
+  if (e != Error::Ok) return e;
+  // Outputs: resize (logical sizes through the dim order) and copy.
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    const Value& v = g.values[i];
+    if (!v.is_output) continue;
+    Tensor t = args[v.external_id]->toTensor();
+    const Shape& s = g.shapes[i];
+    if (g.ptrs[i] == nullptr) return fail(Error::InvalidProgram, "output %" PRId64 " is never written", v.external_id);
+    const int64_t total = numel_of(s);
+    if (static_cast<size_t>(t.dim()) != s.size()) {
+      // A different rank (e.g. a rank-0 result of a [1] value) is fine when the element count agrees.
+      if (t.numel() != total) {
+        return fail(Error::InvalidArgument, "output %" PRId64 " has rank %zd, the graph produces %s", v.external_id,
+                    static_cast<ssize_t>(t.dim()), shape_str(s).c_str());
+      }
+    } else {
+      std::vector<executorch::aten::SizesType> sizes(s.size());
+      const auto order = t.dim_order();
+      for (size_t d = 0; d < s.size(); ++d) {
+        const size_t dst = order.size() == s.size() ? order[d] : d;
+        if (dst >= s.size() || s[d] > 0x7FFFFFFF) {
+          return fail(Error::InvalidArgument, "output %" PRId64 ": bad dim order or size", v.external_id);
+        }
+        sizes[dst] = static_cast<executorch::aten::SizesType>(s[d]);
+      }
+      e = executorch::runtime::resize_tensor(
+          t, executorch::runtime::ArrayRef<executorch::aten::SizesType>(sizes.data(), sizes.size()));
+      if (e != Error::Ok) {
+        return fail(e, "output %" PRId64 " cannot take shape %s", v.external_id, shape_str(s).c_str());
+      }
+    }
+    if (total == 0) continue;
+    void* dst = t.mutable_data_ptr();
+    if (dst == nullptr) return fail(Error::InvalidArgument, "output %" PRId64 " has no data", v.external_id);
+    if (t.scalar_type() == ScalarType::Float) {
+      std::memmove(dst, g.ptrs[i], static_cast<size_t>(total) * sizeof(float));
+    } else if (t.scalar_type() == ScalarType::Long) {
+      // Upstream widens int32 results into int64 outputs; for fp32 graphs this only rounds toward zero.
+      int64_t* o = static_cast<int64_t*>(dst);
+      for (int64_t k = 0; k < total; ++k) o[k] = static_cast<int64_t>(g.ptrs[i][k]);
+    } else {
+      return fail(Error::InvalidArgument, "output %" PRId64 " has dtype %d, expected float", v.external_id,
+                  static_cast<int>(t.scalar_type()));
+    }
+  }
+  return Error::Ok;
+}
+
+}  // namespace etxnn

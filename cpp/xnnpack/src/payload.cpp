@@ -1,0 +1,509 @@
+// Reading an XNNPACK payload: the XH00 header, the flatbuffer (verified), values, constants and nodes. Every id,
+// index and size is checked here, so the interpreter never sees a dangling reference.
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+
+#include <executorch/runtime/platform/log.h>
+
+#include "graph.h"
+
+namespace etxnn {
+
+using executorch::runtime::FreeableBuffer;
+using executorch::runtime::NamedDataMap;
+using executorch::runtime::Result;
+
+Error fail(Error error, const char* fmt, ...) {
+  char buf[768];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  ET_LOG(Error, "XnnpackBackend: %s", buf);
+  return error;
+}
+
+const char* node_name(NodeKind kind) {
+  const auto k = static_cast<size_t>(kind);
+  if (k > static_cast<size_t>(NodeKind::MAX)) return "unknown";
+  return schema::EnumNamesNodeUnion()[k];
+}
+
+namespace {
+
+const char* datatype_name(schema::DataType t) {
+  const auto k = static_cast<int>(t);
+  if (k < 0 || k > static_cast<int>(schema::DataType::MAX)) return "unknown";
+  return schema::EnumNamesDataType()[k];
+}
+
+const char* quant_name(schema::QuantParams q) {
+  switch (q) {
+    case schema::QuantParams::PerChannelQuant: return "per-channel";
+    case schema::QuantParams::PerTensorQuant: return "per-tensor";
+    case schema::QuantParams::PerTokenDynamicQuant: return "per-token dynamic";
+    case schema::QuantParams::PerChannelGroupQuant: return "per-channel-group (blockwise)";
+    default: return "unknown";
+  }
+}
+
+uint32_t rd32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+uint64_t rd64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+bool range_ok(uint64_t off, uint64_t size, uint64_t total) {
+  uint64_t end = 0;
+  return !__builtin_add_overflow(off, size, &end) && end <= total;
+}
+
+#define ET_CHECK_OK_OR_RETURN(expr) \
+  do {                              \
+    const Error _e = (expr);        \
+    if (_e != Error::Ok) return _e; \
+  } while (0)
+
+constexpr uint64_t kMaxElements = uint64_t{1} << 34;
+
+class Loader {
+ public:
+  Loader(Graph* g, const NamedDataMap* named, const uint8_t* consts, uint64_t consts_size)
+      : g_(g), named_(named), consts_(consts), consts_size_(consts_size) {}
+
+  Error load(const schema::Graph* fb) {
+    g_->num_externs = fb->num_externs();
+    if (g_->num_externs > kMaxExterns) {
+      return fail(Error::InvalidProgram, "num_externs %u exceeds %u", g_->num_externs, kMaxExterns);
+    }
+    constant_data_ = fb->constant_data();
+    if (fb->constant_buffer() != nullptr && fb->constant_buffer()->size() > 1) {
+      return fail(Error::NotSupported, "payload stores constants in the deprecated constant_buffer table; re-export "
+                  "with a newer ExecuTorch");
+    }
+    const auto* values = fb->xvalues();
+    const size_t nv = values ? values->size() : 0;
+    g_->values.reserve(nv);
+    for (size_t i = 0; i < nv; ++i) ET_CHECK_OK_OR_RETURN(load_value(i, (*values)[i]));
+    const auto* nodes = fb->xnodes();
+    const size_t nn = nodes ? nodes->size() : 0;
+    g_->nodes.reserve(nn);
+    for (size_t i = 0; i < nn; ++i) ET_CHECK_OK_OR_RETURN(load_node(i, (*nodes)[i]));
+    // Externals: unique ids below num_externs.
+    std::vector<int> seen(g_->num_externs, -1);
+    for (size_t i = 0; i < g_->values.size(); ++i) {
+      const Value& v = g_->values[i];
+      if (v.external_id < 0) continue;
+      if (seen[v.external_id] >= 0) {
+        return fail(Error::InvalidProgram, "values %d and %zu share external id %" PRId64, seen[v.external_id], i,
+                    v.external_id);
+      }
+      seen[v.external_id] = static_cast<int>(i);
+    }
+    return Error::Ok;
+  }
+
+private:
+  Error load_value(size_t i, const schema::Value* xv) {
+    if (xv == nullptr) return fail(Error::InvalidProgram, "value %zu is missing", i);
+    const schema::TensorValue* tv = nullptr;
+    if (xv->value_type() == schema::ValueUnion::QuantizedTensorValue) {
+      const auto* q = xv->value_as_QuantizedTensorValue();
+      const auto* base = q ? q->tensor_value() : nullptr;
+      return fail(Error::NotSupported, "value %zu (id %u) is a quantized tensor (%s quantization, dtype %s); this "
+                  "XNNPACK delegate runs fp32 graphs only, quantized payloads are not supported yet", i,
+                  base ? base->id_out() : 0u, q ? quant_name(q->quant_params_type()) : "unknown",
+                  base ? datatype_name(base->datatype()) : "unknown");
+    }
+    if (xv->value_type() != schema::ValueUnion::TensorValue || (tv = xv->value_as_TensorValue()) == nullptr) {
+      return fail(Error::InvalidProgram, "value %zu has an unknown kind (%u)", i,
+                  static_cast<unsigned>(xv->value_type()));
+    }
+    if (tv->datatype() != schema::DataType::fp32) {
+      return fail(Error::NotSupported, "value %zu (id %u) has dtype %s; this XNNPACK delegate runs fp32 graphs only",
+                  i, tv->id_out(), datatype_name(tv->datatype()));
+    }
+    if (tv->dq_datatype() != schema::DataType::invalid) {
+      return fail(Error::NotSupported, "value %zu (id %u) asks for dynamic quantization to %s, which is not "
+                  "supported", i, tv->id_out(), datatype_name(tv->dq_datatype()));
+    }
+    Value v;
+    v.id_out = tv->id_out();
+    if (v.id_out == kInvalidId) return fail(Error::InvalidProgram, "value %zu has the invalid id", i);
+    const uint32_t nd = tv->num_dims();
+    const size_t have = tv->dims() ? tv->dims()->size() : 0;
+    if (nd > kMaxRank || nd != have) {
+      return fail(Error::InvalidProgram, "value %zu: num_dims %u but %zu dims (at most %u)", i, nd, have, kMaxRank);
+    }
+    uint64_t numel = 1;
+    for (uint32_t d = 0; d < nd; ++d) {
+      const uint32_t x = tv->dims()->Get(d);
+      if (x > 0x7FFFFFFFu || __builtin_mul_overflow(numel, x, &numel) || numel > kMaxElements) {
+        return fail(Error::InvalidProgram, "value %zu: dims too large", i);
+      }
+      v.dims.push_back(x);
+    }
+    const uint32_t flags = tv->flags();
+    if ((flags & ~3u) != 0) return fail(Error::InvalidProgram, "value %zu has unknown flags 0x%x", i, flags);
+    v.is_input = (flags & 1u) != 0;
+    v.is_output = (flags & 2u) != 0;
+    if (v.is_input || v.is_output) {
+      if (tv->external_id() >= g_->num_externs) {
+        return fail(Error::InvalidProgram, "value %zu: external id %u out of range (num_externs %u)", i,
+                    tv->external_id(), g_->num_externs);
+      }
+      v.external_id = tv->external_id();
+    }
+    const uint32_t cidx = tv->constant_buffer_idx();
+    if (cidx != 0) {
+      if (v.is_input || v.is_output) return fail(Error::InvalidProgram, "value %zu is both constant and external", i);
+      ET_CHECK_OK_OR_RETURN(load_constant(i, cidx, numel * sizeof(float), &v.data));
+    }
+    if (!ids_.emplace(v.id_out, static_cast<int>(g_->values.size())).second) {
+      return fail(Error::InvalidProgram, "value %zu repeats id %u", i, v.id_out);
+    }
+    g_->values.push_back(std::move(v));
+    return Error::Ok;
+  }
+
+  Error load_constant(size_t i, uint32_t cidx, uint64_t nbytes, const float** out) {
+    if (constant_data_ == nullptr || cidx >= constant_data_->size()) {
+      return fail(Error::InvalidProgram, "value %zu: constant index %u out of range (%u entries)", i, cidx,
+                  constant_data_ ? constant_data_->size() : 0u);
+    }
+    const auto* cd = constant_data_->Get(cidx);
+    if (cd == nullptr) return fail(Error::InvalidProgram, "value %zu: constant %u is missing", i, cidx);
+    if (cd->size() != nbytes) {
+      return fail(Error::InvalidProgram, "value %zu: constant %u has %" PRIu64 " bytes, its dims need %" PRIu64, i,
+                  cidx, static_cast<uint64_t>(cd->size()), nbytes);
+    }
+    const void* src = nullptr;
+    if (cd->named_key() != nullptr && cd->named_key()->size() > 0) {
+      const char* key = cd->named_key()->c_str();
+      if (named_ == nullptr) {
+        return fail(Error::InvalidProgram, "value %zu: constant '%s' is in the program's named data, which this "
+                    "program does not have", i, key);
+      }
+      Result<FreeableBuffer> buf = named_->get_data(key);
+      if (!buf.ok()) {
+        return fail(buf.error() == Error::NotFound ? Error::InvalidProgram : buf.error(),
+                    "value %zu: named data '%s' not found", i, key);
+      }
+      if (buf->size() < nbytes) {
+        return fail(Error::InvalidProgram, "value %zu: named data '%s' has %zu bytes, its dims need %" PRIu64, i, key,
+                    buf->size(), nbytes);
+      }
+      src = buf->data();
+      if (nbytes > 0 && src == nullptr) return fail(Error::InvalidProgram, "value %zu: named data '%s' is empty", i, key);
+      if (reinterpret_cast<uintptr_t>(src) % alignof(float) == 0) {
+        *out = static_cast<const float*>(src);
+        g_->held.push_back(std::move(*buf));
+        return Error::Ok;
+      }
+      copy_out(src, nbytes, out);
+      return Error::Ok;
+    }
+    if (!range_ok(cd->offset(), nbytes, consts_size_)) {
+      return fail(Error::InvalidProgram, "value %zu: constant %u [%" PRIu64 ", +%" PRIu64 ") lies outside the "
+                  "payload's constant data (%" PRIu64 " bytes)", i, cidx, static_cast<uint64_t>(cd->offset()), nbytes,
+                  consts_size_);
+    }
+    copy_out(consts_ + cd->offset(), nbytes, out);
+    return Error::Ok;
+  }
+
+  void copy_out(const void* src, uint64_t nbytes, const float** out) {
+    g_->owned.emplace_back(nbytes / sizeof(float));
+    if (nbytes > 0) std::memcpy(g_->owned.back().data(), src, nbytes);
+    *out = g_->owned.back().data();
+  }
+
+  // Resolves a serialized id to a value index; `optional` accepts the invalid id as "none" (-1).
+  Error id(const Node& n, uint32_t raw, int* out, bool optional = false) {
+    if (raw == kInvalidId && optional) {
+      *out = -1;
+      return Error::Ok;
+    }
+    auto it = ids_.find(raw);
+    if (it == ids_.end()) {
+      return fail(Error::InvalidProgram, "node %u (%s) refers to value id %u, which does not exist", n.index,
+                  node_name(n.kind), raw);
+    }
+    *out = it->second;
+    return Error::Ok;
+  }
+
+  Error io(Node& n, std::initializer_list<uint32_t> ins, uint32_t outp) {
+    for (uint32_t x : ins) {
+      int v = -1;
+      ET_CHECK_OK_OR_RETURN(id(n, x, &v));
+      n.in[n.nin++] = v;
+    }
+    return id(n, outp, &n.out);
+  }
+
+  template <typename T>
+  Error need(const Node& n, const T* t) {
+    if (t == nullptr) {
+      return fail(Error::InvalidProgram, "node %u (%s) has no parameters", n.index, node_name(n.kind));
+    }
+    return Error::Ok;
+  }
+
+  Error conv(Node& n, const schema::ConvNode* c) {
+    ET_CHECK_OK_OR_RETURN(need(n, c));
+    n.pad_t = c->padding_top(); n.pad_r = c->padding_right(); n.pad_b = c->padding_bottom(); n.pad_l = c->padding_left();
+    n.kh = c->kernel_height(); n.kw = c->kernel_width();
+    n.sh = c->subsampling_height(); n.sw = c->subsampling_width();
+    n.dh = c->dilation_height(); n.dw = c->dilation_width();
+    n.gic = c->group_input_channels(); n.goc = c->group_output_channels(); n.groups = c->groups();
+    n.adj_h = c->adjustment_height(); n.adj_w = c->adjustment_width();
+    n.flags = c->flags();
+    ET_CHECK_OK_OR_RETURN(io(n, {c->input1_id()}, c->output_id()));
+    ET_CHECK_OK_OR_RETURN(id(n, c->filter_id(), &n.filter));
+    ET_CHECK_OK_OR_RETURN(id(n, c->bias_id(), &n.bias, true));
+    n.in[n.nin++] = n.filter;
+    if (n.bias >= 0) n.in[n.nin++] = n.bias;
+    return Error::Ok;
+  }
+
+  Error pool(Node& n, const schema::PoolNode* p) {
+    ET_CHECK_OK_OR_RETURN(need(n, p));
+    n.pad_t = p->padding_top(); n.pad_r = p->padding_right(); n.pad_b = p->padding_bottom(); n.pad_l = p->padding_left();
+    n.kh = p->pooling_height(); n.kw = p->pooling_width();
+    n.sh = p->stride_height(); n.sw = p->stride_width();
+    n.dh = p->dilation_height(); n.dw = p->dilation_width();
+    n.flags = p->flags();
+    return io(n, {p->input_id()}, p->output_id());
+  }
+
+  Error cat(Node& n, const schema::CatNode* c, int count) {
+    ET_CHECK_OK_OR_RETURN(need(n, c));
+    n.axis = c->axis();
+    n.flags = c->flags();
+    const uint32_t ids[5] = {c->input1_id(), c->input2_id(), c->input3_id(), c->input4_id(), c->input5_id()};
+    for (int k = 0; k < count; ++k) {
+      int v = -1;
+      ET_CHECK_OK_OR_RETURN(id(n, ids[k], &v));
+      n.in[n.nin++] = v;
+    }
+    return id(n, c->output_id(), &n.out);
+  }
+
+  static std::vector<uint32_t> vec(const flatbuffers::Vector<uint32_t>* v) {
+    return v ? std::vector<uint32_t>(v->begin(), v->end()) : std::vector<uint32_t>();
+  }
+
+  Error load_node(size_t i, const schema::Node* xn) {
+    Node n;
+    n.index = static_cast<uint32_t>(i);
+    if (xn == nullptr) return fail(Error::InvalidProgram, "node %zu is missing", i);
+    n.kind = xn->node_type();
+    n.debug_handle = xn->debug_handle();
+    if (const auto* mm = xn->output_min_max()) {
+      n.out_min = mm->output_min();
+      n.out_max = mm->output_max();
+      n.has_min_max = true;
+      if (std::isnan(n.out_min) || std::isnan(n.out_max) || n.out_min > n.out_max) {
+        return fail(Error::InvalidProgram, "node %zu (%s): invalid output range [%g, %g]", i, node_name(n.kind),
+                    n.out_min, n.out_max);
+      }
+    }
+    switch (n.kind) {
+      case NodeKind::Add: case NodeKind::Subtract: case NodeKind::Multiply: case NodeKind::Div:
+      case NodeKind::Minimum: case NodeKind::Maximum: case NodeKind::PReLU: case NodeKind::BatchMatrixMultiply: {
+        const auto* p = static_cast<const schema::Node2x1*>(xn->node());
+        ET_CHECK_OK_OR_RETURN(need(n, p));
+        n.flags = p->flags();
+        ET_CHECK_OK_OR_RETURN(io(n, {p->input1_id(), p->input2_id()}, p->output_id()));
+        break;
+      }
+      case NodeKind::Softmax: case NodeKind::Sigmoid: case NodeKind::Clamp: case NodeKind::Floor:
+      case NodeKind::Convert: case NodeKind::GlobalAvgPooling2d: case NodeKind::SquareRoot: case NodeKind::Ceiling:
+      case NodeKind::Hardswish: case NodeKind::Negate: case NodeKind::Square: case NodeKind::Abs:
+      case NodeKind::ReciprocalSquareRoot: case NodeKind::Log: case NodeKind::Gelu: case NodeKind::Tanh:
+      case NodeKind::Exp: case NodeKind::Sin: case NodeKind::Copy: case NodeKind::Cos: {
+        const auto* p = static_cast<const schema::Node1x1*>(xn->node());
+        ET_CHECK_OK_OR_RETURN(need(n, p));
+        n.flags = p->flags();
+        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
+        break;
+      }
+      case NodeKind::FullyConnected: {
+        const auto* p = xn->node_as_FullyConnected();
+        ET_CHECK_OK_OR_RETURN(need(n, p));
+        n.flags = p->flags();
+        ET_CHECK_OK_OR_RETURN(io(n, {p->input1_id(), p->filter_id()}, p->output_id()));
+        n.filter = n.in[1];
+        ET_CHECK_OK_OR_RETURN(id(n, p->bias_id(), &n.bias, true));
+        if (n.bias >= 0) n.in[n.nin++] = n.bias;
+        break;
+      }
+      case NodeKind::Conv2d: ET_CHECK_OK_OR_RETURN(conv(n, xn->node_as_Conv2d())); break;
+      case NodeKind::DepthwiseConv2d: ET_CHECK_OK_OR_RETURN(conv(n, xn->node_as_DepthwiseConv2d())); break;
+      case NodeKind::ConvTranspose2d: ET_CHECK_OK_OR_RETURN(conv(n, xn->node_as_ConvTranspose2d())); break;
+      case NodeKind::AvgPooling2d: ET_CHECK_OK_OR_RETURN(pool(n, xn->node_as_AvgPooling2d())); break;
+      case NodeKind::MaxPooling2d: ET_CHECK_OK_OR_RETURN(pool(n, xn->node_as_MaxPooling2d())); break;
+      case NodeKind::Concatenate2: ET_CHECK_OK_OR_RETURN(cat(n, xn->node_as_Concatenate2(), 2)); break;
+      case NodeKind::Concatenate3: ET_CHECK_OK_OR_RETURN(cat(n, xn->node_as_Concatenate3(), 3)); break;
+      case NodeKind::Concatenate4: ET_CHECK_OK_OR_RETURN(cat(n, xn->node_as_Concatenate4(), 4)); break;
+      case NodeKind::Concatenate5: ET_CHECK_OK_OR_RETURN(cat(n, xn->node_as_Concatenate5(), 5)); break;
+      case NodeKind::StaticTranspose: {
+        const auto* p = xn->node_as_StaticTranspose();
+        ET_CHECK_OK_OR_RETURN(need(n, p));
+        n.flags = p->flags();
+        n.v1 = vec(p->perm());
+        if (p->num_dims() != n.v1.size()) return fail(Error::InvalidProgram, "node %zu (StaticTranspose): num_dims %u but %zu perm entries", i, p->num_dims(), n.v1.size());
+        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
+        break;
+      }
+      case NodeKind::StaticReshape: {
+        const auto* p = xn->node_as_StaticReshape();
+        ET_CHECK_OK_OR_RETURN(need(n, p));
+        n.flags = p->flags();
+        n.v1 = vec(p->new_shape());
+        if (p->num_dims() != n.v1.size() || n.v1.size() > kMaxRank) return fail(Error::InvalidProgram, "node %zu (StaticReshape): num_dims %u but %zu entries", i, p->num_dims(), n.v1.size());
+        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
+        break;
+      }
+      case NodeKind::StaticSlice: {
+        const auto* p = xn->node_as_StaticSlice();
+        ET_CHECK_OK_OR_RETURN(need(n, p));
+        n.flags = p->flags();
+        n.v1 = vec(p->offsets());
+        n.v2 = vec(p->sizes());
+        if (p->num_dims() != n.v1.size() || n.v1.size() != n.v2.size()) return fail(Error::InvalidProgram, "node %zu (StaticSlice): num_dims %u, %zu offsets, %zu sizes", i, p->num_dims(), n.v1.size(), n.v2.size());
+        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
+        break;
+      }
+      case NodeKind::StaticConstantPad: {
+        const auto* p = xn->node_as_StaticConstantPad();
+        ET_CHECK_OK_OR_RETURN(need(n, p));
+        n.flags = p->flags();
+        n.v1 = vec(p->pre_paddings());
+        n.v2 = vec(p->post_paddings());
+        n.alpha = p->padding_value();
+        if (n.v1.size() != n.v2.size()) return fail(Error::InvalidProgram, "node %zu (StaticConstantPad): %zu pre and %zu post paddings", i, n.v1.size(), n.v2.size());
+        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
+        break;
+      }
+      case NodeKind::StaticResizeBilinear2D: {
+        const auto* p = xn->node_as_StaticResizeBilinear2D();
+        ET_CHECK_OK_OR_RETURN(need(n, p));
+        n.flags = p->flags();
+        n.new_h = p->new_height();
+        n.new_w = p->new_width();
+        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
+        break;
+      }
+      case NodeKind::ELU: {
+        const auto* p = xn->node_as_ELU();
+        ET_CHECK_OK_OR_RETURN(need(n, p));
+        n.flags = p->flags();
+        n.alpha = p->alpha();
+        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
+        break;
+      }
+      case NodeKind::LeakyReLU: {
+        const auto* p = xn->node_as_LeakyReLU();
+        ET_CHECK_OK_OR_RETURN(need(n, p));
+        n.flags = p->flags();
+        n.alpha = p->negative_slope();
+        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
+        break;
+      }
+      case NodeKind::ArgMaxPooling2d:
+      case NodeKind::ScaledDotProductAttention:
+        return fail(Error::NotSupported, "node %zu (%s) is not supported by this XNNPACK delegate", i,
+                    node_name(n.kind));
+      default:
+        return fail(Error::NotSupported, "node %zu has unknown kind %u (newer exporter?); this XNNPACK delegate "
+                    "knows kinds 1..%u", i, static_cast<unsigned>(n.kind), static_cast<unsigned>(NodeKind::MAX));
+    }
+    // Outputs: never a constant or an external input; inputs: defined before use.
+    const Value& o = g_->values[n.out];
+    if (o.data != nullptr || o.is_input) {
+      return fail(Error::InvalidProgram, "node %zu (%s) writes value id %u, which is a constant or a graph input", i,
+                  node_name(n.kind), o.id_out);
+    }
+    if (defined_.size() < g_->values.size()) {
+      defined_.resize(g_->values.size(), 0);
+      for (size_t v = 0; v < g_->values.size(); ++v) {
+        if (g_->values[v].data != nullptr || g_->values[v].is_input) defined_[v] = 1;
+      }
+    }
+    for (int k = 0; k < n.nin; ++k) {
+      if (!defined_[n.in[k]]) {
+        return fail(Error::InvalidProgram, "node %zu (%s) reads value id %u before any node writes it", i,
+                    node_name(n.kind), g_->values[n.in[k]].id_out);
+      }
+      if (n.in[k] == n.out) {
+        return fail(Error::InvalidProgram, "node %zu (%s) reads and writes value id %u", i, node_name(n.kind),
+                    g_->values[n.out].id_out);
+      }
+    }
+    if (defined_[n.out]) {
+      return fail(Error::InvalidProgram, "node %zu (%s) writes value id %u a second time", i, node_name(n.kind),
+                  g_->values[n.out].id_out);
+    }
+    defined_[n.out] = 1;
+    g_->nodes.push_back(std::move(n));
+    return Error::Ok;
+  }
+
+  Graph* g_;
+  const NamedDataMap* named_;
+  const uint8_t* consts_;
+  uint64_t consts_size_;
+  const flatbuffers::Vector<flatbuffers::Offset<schema::ConstantDataOffset>>* constant_data_ = nullptr;
+  std::unordered_map<uint32_t, int> ids_;
+  std::vector<uint8_t> defined_;
+};
+
+}  // namespace
+
+Error load_graph(const void* blob, size_t size, const NamedDataMap* named, Graph* graph) {
+  if (blob == nullptr || size < 8) return fail(Error::InvalidProgram, "payload is empty or truncated (%zu bytes)", size);
+  const auto* p = static_cast<const uint8_t*>(blob);
+  uint64_t fb_off = 0, fb_size = size, c_off = 0, c_size = 0;
+  if (size >= 30 && std::memcmp(p + 4, "XH00", 4) == 0) {
+    const uint16_t hlen = static_cast<uint16_t>(p[8] | (p[9] << 8));
+    fb_off = rd32(p + 10);
+    fb_size = rd32(p + 14);
+    c_off = rd32(p + 18);
+    c_size = rd64(p + 22);
+    if (hlen < 30 || !range_ok(fb_off, fb_size, size) || !range_ok(c_off, c_size, size) || fb_off < hlen) {
+      return fail(Error::InvalidProgram, "XH00 header out of range (header %u, flatbuffer [%" PRIu64 ", +%" PRIu64
+                  "), constants [%" PRIu64 ", +%" PRIu64 ") in %zu bytes)", hlen, fb_off, fb_size, c_off, c_size,
+                  size);
+    }
+  }
+  if (fb_size < 8) return fail(Error::InvalidProgram, "payload flatbuffer is truncated (%" PRIu64 " bytes)", fb_size);
+  const uint8_t* fb = p + fb_off;
+  if (std::memcmp(fb + 4, "XN01", 4) != 0 && std::memcmp(fb + 4, "XN00", 4) != 0) {
+    char id[5] = {0};
+    for (int k = 0; k < 4; ++k) id[k] = (fb[4 + k] >= 32 && fb[4 + k] < 127) ? static_cast<char>(fb[4 + k]) : '?';
+    return fail(Error::InvalidProgram, "payload identifier is '%s', expected XN00 or XN01 (not an XNNPACK payload?)",
+                id);
+  }
+  // Verify (and read) an aligned copy: the blob may sit at any offset.
+  std::vector<uint64_t> aligned((fb_size + 7) / 8);
+  std::memcpy(aligned.data(), fb, fb_size);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(aligned.data());
+  flatbuffers::Verifier verifier(bytes, fb_size, /*max_depth=*/64, /*max_tables=*/4000000);
+  if (!verifier.VerifyBuffer<schema::Graph>(nullptr)) {
+    return fail(Error::InvalidProgram, "payload flatbuffer failed verification (corrupt or truncated)");
+  }
+  const schema::Graph* g = flatbuffers::GetRoot<schema::Graph>(bytes);
+  Loader loader(graph, named, p + c_off, c_size);
+  return loader.load(g);
+}
+
+}  // namespace etxnn
