@@ -588,6 +588,92 @@ def print_micro(micros: list[Micro], blas: str, numpy_version: str) -> None:
             print(f"- {m.name}: {note}")
 
 
+PY_IMPORT = (
+    "import time; t = time.perf_counter(); from executorch.runtime import Runtime; print(time.perf_counter() - t)"
+)
+# Per-call time of Method.execute on the add_mul fixture (a [2, 4] input): mostly binding overhead.
+PY_CALL = """
+import sys, time
+import numpy as np
+from executorch.runtime import Runtime
+x = np.load(sys.argv[2])
+if sys.argv[3] == "torch":
+    import torch
+    x = torch.from_numpy(x)
+method = Runtime.get().load_program(sys.argv[1]).load_method("forward")
+for _ in range(50):
+    method.execute([x])
+times = []
+for _ in range(int(sys.argv[4])):
+    t = time.perf_counter()
+    method.execute([x])
+    times.append(time.perf_counter() - t)
+times.sort()
+print(times[len(times) // 2])
+"""
+
+
+def median_of_runs(cmd: list[str], runs: int) -> float:
+    values = sorted(float(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout) for _ in range(runs))
+    return values[len(values) // 2]
+
+
+def bench_python(wheel: Path, work: Path, repeat: int) -> dict[str, Any]:
+    """Import time, per-call overhead and wheel size: our wheel (fresh venv) vs upstream (this interpreter)."""
+    venv = work / "ours-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)], check=True)
+    ours_py = str(venv / "bin" / "python")
+    script = work / "call.py"
+    script.write_text(PY_CALL)
+    pte = FIXTURES / "add_mul" / "portable.pte"
+    x = FIXTURES / "add_mul" / "forward_case0_in0.npy"
+    calls = max(repeat * 20, 1000)
+    up_dir = work / "upstream-wheel"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "-d",
+            str(up_dir),
+            f"executorch=={importlib.metadata.version('executorch')}",
+        ],
+        check=True,
+    )
+    (up_wheel,) = up_dir.glob("executorch-*.whl")
+    return {
+        "import_s": {
+            "ours": median_of_runs([ours_py, "-c", PY_IMPORT], 7),
+            "upstream": median_of_runs([sys.executable, "-c", PY_IMPORT], 3),
+        },
+        "call_s": {
+            "ours": median_of_runs([ours_py, str(script), str(pte), str(x), "numpy", str(calls)], 3),
+            "upstream": median_of_runs([sys.executable, str(script), str(pte), str(x), "torch", str(calls)], 3),
+        },
+        "wheel_bytes": {"ours": wheel.stat().st_size, "upstream": up_wheel.stat().st_size},
+        "wheels": {"ours": wheel.name, "upstream": up_wheel.name},
+    }
+
+
+def print_python(py: dict[str, Any]) -> None:
+    print("\n### Python bindings (add_mul, [2, 4] input; ours: numpy arrays, upstream: torch tensors)\n")
+    print("| measure | ours | upstream | ours/upstream |")
+    print("|---|---:|---:|---:|")
+    rows = [
+        ("import executorch.runtime (ms)", "import_s", 1e3),
+        ("Method.execute per call (µs)", "call_s", 1e6),
+        ("wheel size (MB)", "wheel_bytes", 1e-6),
+    ]
+    for label, key, scale in rows:
+        ours, up = py[key]["ours"] * scale, py[key]["upstream"] * scale
+        print(f"| {label} | {ours:.2f} | {up:.2f} | {ours / up:.3f} |")
+    print(f"\nwheels: {py['wheels']['ours']} vs {py['wheels']['upstream']}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=50, help="executions per measurement (median); default 50")
@@ -595,6 +681,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sdk", type=Path, default=DEFAULT_SDK, help="our SDK prefix (default dist/executorch-sdk)")
     parser.add_argument("--json", type=Path, help="also write the results as JSON to FILE")
     parser.add_argument("--skip-micro", action="store_true", help="skip the mm / convolution GFLOP/s benchmarks")
+    parser.add_argument("--skip-python", action="store_true", help="skip the Python binding measurements")
+    parser.add_argument("--wheel", type=Path, help="our wheel (default: the one in dist/wheels)")
     args = parser.parse_args(argv)
     if args.repeat < 2:
         parser.error("--repeat must be at least 2 (the runners print a median only for N > 1)")
@@ -635,6 +723,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         blas, numpy_version = "", ""
         if not args.skip_micro:
             micros, blas, numpy_version = bench_micro(sdk_runner, upstream_runner, work, args.repeat)
+        py: dict[str, Any] | None = None
+        if not args.skip_python:
+            wheels = [args.wheel] if args.wheel else sorted((REPO_ROOT / "dist" / "wheels").glob("executorch-*.whl"))
+            if len(wheels) != 1:
+                parser.error("need exactly one wheel in dist/wheels (or --wheel): build it with scripts/build_sdk.sh")
+            print("measuring the Python bindings ...", flush=True)
+            py = bench_python(wheels[0].resolve(), work, args.repeat)
 
     header["load_average_end"] = round(os.getloadavg()[0], 2)
     print(
@@ -664,6 +759,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if micros:
         print_micro(micros, blas, numpy_version)
         results["micro"] = {"blas": blas, "numpy_version": numpy_version, "rows": [asdict(m) for m in micros]}
+
+    if py is not None:
+        print_python(py)
+        results["python"] = py
 
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
