@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include <executorch/extension/parallel/thread_parallel.h>
@@ -27,7 +28,11 @@ int64_t numel_of(const Shape& s) {
 
 std::string shape_str(const Shape& s) {
   std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  char buf[32];
+  for (size_t i = 0; i < s.size(); ++i) {
+    std::snprintf(buf, sizeof(buf), "%s%" PRId64, i ? ", " : "", s[i]);
+    r += buf;
+  }
   return r + "]";
 }
 

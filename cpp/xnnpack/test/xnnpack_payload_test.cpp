@@ -1,0 +1,204 @@
+// Targeted damage to XNNPACK payloads inside real upstream programs: every case must fail with an Error (never
+// crash), and the undamaged programs must run. Usage: xnnpack_payload_test <tests/fixtures dir>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "run_program.h"
+#include "xnnpack_generated.h"
+
+namespace {
+
+using executorch::runtime::Error;
+namespace xs = etxnn::schema;
+
+struct Blob {
+  size_t at = 0;       // offset of the XH00 header in the file
+  size_t fb = 0;       // offset of the flatbuffer in the file
+  uint32_t fb_size = 0;
+};
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+// The first delegate payload in the file: 4 zero bytes, then "XH00".
+bool find_blob(const std::vector<uint8_t>& b, Blob* out) {
+  for (size_t i = 0; i + 32 <= b.size(); i += 16) {
+    if (std::memcmp(&b[i], "\0\0\0\0XH00", 8) != 0) continue;
+    uint32_t off, size;
+    std::memcpy(&off, &b[i + 10], 4);
+    std::memcpy(&size, &b[i + 14], 4);
+    if (i + off + size > b.size()) return false;
+    *out = Blob{i, i + off, size};
+    return true;
+  }
+  return false;
+}
+
+int passed = 0, failed = 0;
+
+void expect(bool ok, const std::string& what) {
+  if (ok) {
+    ++passed;
+  } else {
+    ++failed;
+    std::printf("FAIL %s\n", what.c_str());
+  }
+}
+
+// Runs the program after `mutate` (which returns false when the mutation does not apply).
+void damaged(const std::vector<uint8_t>& file, const Blob& blob, const std::string& what,
+             const std::function<bool(std::vector<uint8_t>&, xs::Graph*)>& mutate) {
+  std::vector<uint8_t> copy = file;
+  xs::Graph* g = xs::GetMutableGraph(copy.data() + blob.fb);
+  if (!mutate(copy, g)) {
+    expect(false, what + ": mutation did not apply");
+    return;
+  }
+  const Error e = et_test::run_program_bytes(copy.data(), copy.size());
+  expect(e != Error::Ok, what + ": expected an error");
+}
+
+void check_fixture(const std::string& dir, const std::string& name) {
+  const std::vector<uint8_t> file = read_file(dir + "/" + name + "/xnnpack.pte");
+  Blob blob;
+  if (file.empty() || !find_blob(file, &blob)) {
+    expect(false, name + ": no XNNPACK payload found");
+    return;
+  }
+  expect(et_test::run_program_bytes(file.data(), file.size()) == Error::Ok, name + ": undamaged program runs");
+  const std::string p = name + ": ";
+
+  damaged(file, blob, p + "header magic", [&](std::vector<uint8_t>& b, xs::Graph*) { b[blob.at + 7] = '9'; return true; });
+  damaged(file, blob, p + "flatbuffer identifier", [&](std::vector<uint8_t>& b, xs::Graph*) { b[blob.fb + 7] = '9'; return true; });
+  damaged(file, blob, p + "flatbuffer size beyond the blob", [&](std::vector<uint8_t>& b, xs::Graph*) {
+    const uint32_t big = 0x7FFFFFF0u;
+    std::memcpy(&b[blob.at + 14], &big, 4);
+    return true;
+  });
+  damaged(file, blob, p + "truncated flatbuffer", [&](std::vector<uint8_t>& b, xs::Graph*) {
+    const uint32_t small = blob.fb_size / 3;
+    std::memcpy(&b[blob.at + 14], &small, 4);
+    return true;
+  });
+  damaged(file, blob, p + "constant region beyond the blob", [&](std::vector<uint8_t>& b, xs::Graph*) {
+    const uint64_t big = ~uint64_t{0} >> 4;
+    std::memcpy(&b[blob.at + 22], &big, 8);
+    return true;
+  });
+  damaged(file, blob, p + "root offset out of range", [&](std::vector<uint8_t>& b, xs::Graph*) {
+    const uint32_t big = 0x7FFFFFF0u;
+    std::memcpy(&b[blob.fb], &big, 4);
+    return true;
+  });
+  damaged(file, blob, p + "node input id out of range", [](std::vector<uint8_t>&, xs::Graph* g) {
+    auto* nodes = g->mutable_xnodes();
+    for (flatbuffers::uoffset_t i = 0; i < nodes->size(); ++i) {
+      auto* n = nodes->GetMutableObject(i);
+      if (auto* fc = const_cast<xs::FullyConnectedNode*>(n->node_as_FullyConnected())) return fc->mutate_filter_id(9999);
+      if (auto* c = const_cast<xs::ConvNode*>(n->node_as_Conv2d())) return c->mutate_filter_id(9999);
+    }
+    return false;
+  });
+  damaged(file, blob, p + "node output id out of range", [](std::vector<uint8_t>&, xs::Graph* g) {
+    auto* nodes = g->mutable_xnodes();
+    for (flatbuffers::uoffset_t i = 0; i < nodes->size(); ++i) {
+      auto* n = nodes->GetMutableObject(i);
+      if (auto* fc = const_cast<xs::FullyConnectedNode*>(n->node_as_FullyConnected())) return fc->mutate_output_id(123456);
+      if (auto* c = const_cast<xs::ConvNode*>(n->node_as_Conv2d())) return c->mutate_output_id(123456);
+    }
+    return false;
+  });
+  damaged(file, blob, p + "unknown node kind", [](std::vector<uint8_t>&, xs::Graph* g) {
+    auto* n = reinterpret_cast<flatbuffers::Table*>(g->mutable_xnodes()->GetMutableObject(0));
+    uint8_t* type = n->GetAddressOf(xs::Node::VT_NODE_TYPE);
+    if (type == nullptr) return false;
+    *type = 200;
+    return true;
+  });
+  damaged(file, blob, p + "constant size differs from dims", [](std::vector<uint8_t>&, xs::Graph* g) {
+    auto* cd = g->mutable_constant_data();
+    for (size_t i = 1; cd && i < cd->size(); ++i) {
+      auto* c = cd->GetMutableObject(static_cast<flatbuffers::uoffset_t>(i));
+      if (c->size() > 0) return c->mutate_size(c->size() + 4);
+    }
+    return false;
+  });
+  damaged(file, blob, p + "weight dims differ from the node", [](std::vector<uint8_t>&, xs::Graph* g) {
+    // Swap the two leading dims of the first constant with distinct dims: sizes still match, shapes do not.
+    auto* values = g->mutable_xvalues();
+    for (flatbuffers::uoffset_t i = 0; i < values->size(); ++i) {
+      auto* v = values->GetMutableObject(i);
+      auto* t = const_cast<xs::TensorValue*>(v->value_as_TensorValue());
+      if (t == nullptr || t->constant_buffer_idx() == 0 || t->dims() == nullptr || t->dims()->size() < 2) continue;
+      auto* d = t->mutable_dims();
+      const uint32_t a = d->Get(0), c = d->Get(1);
+      if (a == c) continue;
+      d->Mutate(0, c);
+      d->Mutate(1, a);
+      return true;
+    }
+    return false;
+  });
+  damaged(file, blob, p + "constant index out of range", [](std::vector<uint8_t>&, xs::Graph* g) {
+    auto* values = g->mutable_xvalues();
+    for (flatbuffers::uoffset_t i = 0; i < values->size(); ++i) {
+      auto* v = values->GetMutableObject(i);
+      auto* t = const_cast<xs::TensorValue*>(v->value_as_TensorValue());
+      if (t != nullptr && t->constant_buffer_idx() != 0) return t->mutate_constant_buffer_idx(999);
+    }
+    return false;
+  });
+  damaged(file, blob, p + "external id out of range", [](std::vector<uint8_t>&, xs::Graph* g) {
+    auto* values = g->mutable_xvalues();
+    for (flatbuffers::uoffset_t i = 0; i < values->size(); ++i) {
+      auto* v = values->GetMutableObject(i);
+      auto* t = const_cast<xs::TensorValue*>(v->value_as_TensorValue());
+      if (t != nullptr && (t->flags() & 2u) != 0) return t->mutate_external_id(4000);
+    }
+    return false;
+  });
+  damaged(file, blob, p + "num_externs too large", [](std::vector<uint8_t>&, xs::Graph* g) {
+    return g->mutate_num_externs(100000);
+  });
+  damaged(file, blob, p + "quantized dtype", [](std::vector<uint8_t>&, xs::Graph* g) {
+    auto* values = g->mutable_xvalues();
+    for (flatbuffers::uoffset_t i = 0; i < values->size(); ++i) {
+      auto* v = values->GetMutableObject(i);
+      auto* t = const_cast<xs::TensorValue*>(v->value_as_TensorValue());
+      if (t != nullptr && t->constant_buffer_idx() != 0) return t->mutate_datatype(xs::DataType::qcint8);
+    }
+    return false;
+  });
+  damaged(file, blob, p + "value flags", [](std::vector<uint8_t>&, xs::Graph* g) {
+    auto* values = g->mutable_xvalues();
+    for (flatbuffers::uoffset_t i = 0; i < values->size(); ++i) {
+      auto* v = values->GetMutableObject(i);
+      auto* t = const_cast<xs::TensorValue*>(v->value_as_TensorValue());
+      if (t != nullptr && t->flags() != 0) return t->mutate_flags(t->flags() | 0x10);
+    }
+    return false;
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s <fixtures dir> [fixture names...]\n", argv[0]);
+    return 2;
+  }
+  std::vector<std::string> names;
+  for (int i = 2; i < argc; ++i) names.push_back(argv[i]);
+  if (names.empty()) names = {"mlp", "cnn", "unet", "mobilenet_v3", "transformer"};
+  for (const std::string& n : names) check_fixture(argv[1], n);
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,133 @@
+"""The XNNPACK delegate (libexecutorch_xnnpack): upstream XNNPACK-delegated programs run and match eager PyTorch,
+and damaged payloads fail with an error, never a crash (the damage tests run under ASan/UBSan)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import FIXTURES, MANIFEST, Case, fixture_cases
+
+XNNPACK = fixture_cases("xnnpack")
+XNNPACK_FIXTURES = [fx["name"] for fx in MANIFEST["fixtures"] if "xnnpack" in fx["files"]]
+LIB = "libexecutorch_xnnpack.so.0.1"
+SAN_ENV = {
+    "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
+    "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1",
+    "EXECUTORCH_LOG_LEVEL": "fatal",
+}
+
+
+def run_case(sdk: Path, case: Case, out_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    cmd = [str(sdk / "bin" / "executorch_runner"), str(case.pte), "--method", case.method, "--output-dir", str(out_dir)]
+    for i in case.inputs:
+        cmd += ["--input", str(i)]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=out_dir, timeout=120)
+
+
+def counts(output: str) -> tuple[int, int]:
+    m = re.search(r"^(\d+) passed, (\d+) failed$", output, re.M)
+    assert m, output[-2000:]
+    return int(m.group(1)), int(m.group(2))
+
+
+def test_every_xnnpack_fixture_is_covered() -> None:
+    assert len(XNNPACK_FIXTURES) >= 15
+    assert {"dynamic_batch", "transformer", "gpt_decoder"} <= set(XNNPACK_FIXTURES)
+    assert len({c.fixture for c in XNNPACK}) == len(XNNPACK_FIXTURES)
+
+
+@pytest.mark.parametrize("case", XNNPACK, ids=[c.id for c in XNNPACK])
+def test_xnnpack_fixture_matches_reference(sdk: Path, case: Case, tmp_path: Path, quiet_env: dict[str, str]) -> None:
+    assert (sdk / "lib" / LIB).is_file(), "the XNNPACK delegate is not installed in the SDK"
+    proc = run_case(sdk, case, tmp_path, quiet_env)
+    assert proc.returncode == 0, proc.stderr
+    for i, ref_path in enumerate(case.outputs):
+        ref = np.load(ref_path)
+        got = np.load(tmp_path / f"out{i}.npy")
+        assert got.dtype == ref.dtype, f"output {i}: dtype {got.dtype}, expected {ref.dtype}"
+        assert got.shape == ref.shape, f"output {i}: shape {got.shape}, expected {ref.shape}"
+        if np.issubdtype(ref.dtype, np.floating):
+            np.testing.assert_allclose(got, ref, atol=case.atol, rtol=case.rtol)
+        else:
+            np.testing.assert_array_equal(got, ref)
+
+
+def test_dynamic_batch_runs_every_batch_size(sdk: Path, tmp_path: Path, quiet_env: dict[str, str]) -> None:
+    cases = [c for c in XNNPACK if c.fixture == "dynamic_batch"]
+    batches = {np.load(c.inputs[0]).shape[0] for c in cases}
+    assert {1, 3, 8} <= batches
+    for c in cases:
+        out = tmp_path / str(c.index)
+        out.mkdir()
+        proc = run_case(sdk, c, out, quiet_env)
+        assert proc.returncode == 0, proc.stderr
+        assert np.load(out / "out0.npy").shape == np.load(c.outputs[0]).shape
+
+
+def test_missing_delegate_library_names_the_package(sdk: Path, tmp_path: Path, quiet_env: dict[str, str]) -> None:
+    # A copy of the SDK without the delegate: the error names the backend and the package to install.
+    bare = tmp_path / "bare"
+    shutil.copytree(sdk, bare, symlinks=True)
+    for lib in (bare / "lib").glob("libexecutorch_xnnpack.so*"):
+        lib.unlink()
+    case = next(c for c in XNNPACK if c.fixture == "mlp")
+    proc = run_case(bare, case, tmp_path, quiet_env)
+    assert proc.returncode == 2
+    assert "XnnpackBackend" in proc.stderr and "executorch-xnnpack" in proc.stderr, proc.stderr
+
+
+def test_library_exports_nothing_of_xnnpack(sdk: Path) -> None:
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("nm is not installed")
+    proc = subprocess.run([nm, "-D", "--defined-only", str(sdk / "lib" / LIB)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    symbols = [line.split()[-1] for line in proc.stdout.splitlines() if line.strip()]
+    assert not [s for s in symbols if s.startswith(("xnn_", "pthreadpool_", "cpuinfo_"))]
+    assert symbols == [], f"unexpected exports: {symbols[:20]}"
+    readelf = shutil.which("readelf")
+    if readelf is not None:
+        dyn = subprocess.run([readelf, "-d", str(sdk / "lib" / LIB)], capture_output=True, text=True).stdout
+        assert f"[{LIB}]" in dyn and "[$ORIGIN]" in dyn
+        assert "libxnnpack" not in dyn
+
+
+def test_cmake_package_exports_the_target(sdk: Path) -> None:
+    targets = sdk / "lib" / "cmake" / "executorch" / "executorch-xnnpack-targets.cmake"
+    assert targets.is_file()
+    assert "executorch::xnnpack" in targets.read_text()
+
+
+def test_payload_damage_fails_cleanly(asan_build: Path) -> None:
+    # Targeted damage to the payload (header, identifier, ids, constants, dims, dtypes) of real programs.
+    exe = asan_build / "bin" / "xnnpack_payload_test"
+    env = dict(os.environ, **SAN_ENV)
+    proc = subprocess.run([str(exe), str(FIXTURES)], capture_output=True, text=True, env=env, timeout=600)
+    passed, failed = counts(proc.stdout)
+    assert proc.returncode == 0 and failed == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert passed >= 80
+
+
+@pytest.mark.parametrize("name", XNNPACK_FIXTURES)
+def test_damaged_xnnpack_programs_fail_cleanly(asan_build: Path, name: str) -> None:
+    # The runtime's robustness program (truncations, identifiers, bit flips) on the delegated programs, which
+    # reach the delegate's payload reader and interpreter.
+    pte = FIXTURES / name / "xnnpack.pte"
+    env = dict(os.environ, **SAN_ENV)
+    proc = subprocess.run(
+        [str(asan_build / "bin" / "robustness_test"), str(pte), "--flips", "200"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    passed, failed = counts(proc.stdout)
+    assert proc.returncode == 0 and failed == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert passed > 300
