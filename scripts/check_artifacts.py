@@ -33,6 +33,20 @@ OWNERS: dict[str, list[str]] = {
 }
 SONAME_RE = re.compile(r"^lib(executorch[a-z_]*)\.so\.(\d+)\.(\d+)$")
 
+# The exact RUNPATH of every ELF file, per package layout (docs/packaging.md): (path regex, RUNPATH). The wheel's
+# site-packages/executorch is an SDK prefix with the extension at its root (the "prefix" rules cover it).
+_LIBS = r"lib/libexecutorch[a-z_]*\.so\.\d+\.\d+"
+RUNPATHS: dict[str, list[tuple[str, str]]] = {
+    "prefix": [(_LIBS, "$ORIGIN"), (r"bin/[^/]+", "$ORIGIN/../lib"), (r"_C\.[^/]+\.so", "$ORIGIN/lib")],
+    "wheel": [(_LIBS, "$ORIGIN"), (r"bin/[^/]+", "$ORIGIN/../lib"), (r"_C\.[^/]+\.so", "$ORIGIN/lib")],
+    "conda": [
+        (_LIBS, "$ORIGIN"),
+        (r"bin/[^/]+", "$ORIGIN/../lib"),
+        (r"lib/python\d+\.\d+/site-packages/executorch/_C\.[^/]+\.so", "$ORIGIN/../../.."),
+    ],
+}
+RUNPATHS["wheel"] = [("executorch/" + rx, want) for rx, want in RUNPATHS["wheel"]]
+
 
 @dataclass
 class Report:
@@ -101,6 +115,22 @@ def check_elf(prefix: Path, report: Report) -> None:
             report.add("soname")
 
 
+def check_exact_runpaths(root: Path, layout: str, report: Report) -> None:
+    """Every ELF file has exactly the RUNPATH its layout's rule gives (RUNPATHS), and no file lacks a rule."""
+    rules = [(re.compile(rx + r"\Z"), want) for rx, want in RUNPATHS[layout]]
+    for path in elf_files(root):
+        rel = path.relative_to(root).as_posix()
+        want = next((w for rx, w in rules if rx.match(rel)), None)
+        if want is None:
+            report.add("exact-runpath", f"{rel}: no RUNPATH rule for this file in the {layout} layout")
+            continue
+        dyn = dynamic_entries(path)
+        got = dyn.get("RUNPATH", []) + dyn.get("RPATH", [])
+        if got != [want]:
+            report.add("exact-runpath", f"{rel}: RUNPATH {got}, expected [{want!r}]")
+    report.add("exact-runpath")
+
+
 def check_paths(prefix: Path, forbidden: list[str], report: Report) -> None:
     needles = [f.rstrip("/").encode() for f in forbidden if f]
     for path in sorted(prefix.rglob("*")):
@@ -130,6 +160,7 @@ def check_prefix(prefix: Path, forbidden: list[str]) -> Report:
         if path.is_file() and not path.is_symlink():
             report.sizes[path.relative_to(prefix).as_posix()] = path.stat().st_size
     check_elf(prefix, report)
+    check_exact_runpaths(prefix, "prefix", report)
     check_paths(prefix, forbidden, report)
     check_owners(prefix, report)
     return report
