@@ -5,6 +5,8 @@ Usage:
   build_conda.py [--channel DIR] [--build-dir DIR] [--clean]   build, verify and index the channel
   build_conda.py --write-recipe                                  regenerate recipe/recipe.yaml from components.toml
   build_conda.py --check-recipe                                  exit 1 when recipe/recipe.yaml is out of date
+  build_conda.py --check                                         exit 2 when components.toml, the recipe or
+                                                                 pyproject.toml's install.components are broken
 
 The build is offline: py-rattler-build with no remote channel (channels=[]) and the system toolchain
 (EXECUTORCH_CONDA_OFFLINE=1 drops the recipe's compiler()/stdlib() lines). The CMake build tree is kept in
@@ -12,6 +14,11 @@ build/conda/cmake, so rebuilds are incremental. Every package is checked before 
 hashes against info/paths.json, no build-machine path in any payload file (scripts/check_artifacts.py), no file
 that needs prefix rewriting, $ORIGIN-only RUNPATHs and lib<name>.so.<major>.<minor> SONAMEs. A package that fails
 is left out of the channel and the script exits 1. The functions are also used by tests/test_conda.py.
+
+Reproducible: every package is rewritten deterministically (normalize_conda): archive entries sorted, mtimes and
+info/index.json's timestamp set to SOURCE_DATE_EPOCH (default: the commit time of HEAD), uid/gid 0, no
+info/recipe (it would record build paths). Two builds of one commit give byte-identical .conda files
+(tests/test_reproducible.py).
 """
 
 from __future__ import annotations
@@ -19,13 +26,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import io
 import json
 import os
 import re
 import shutil
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +52,95 @@ import check_artifacts  # noqa: E402
 
 
 def load_manifest(path: Path = MANIFEST) -> dict:
-    return tomllib.loads(path.read_text())
+    try:
+        return tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise SystemExit(f"error: cannot read {path}: {e}") from None
+
+
+_COMPONENT_KEYS = {"status", "description", "library", "cmake_component", "wheel", "conda", "depends", "files"}
+
+
+def manifest_problems(manifest: dict) -> list[str]:
+    """What is wrong with components.toml (missing keys, unknown dependencies, duplicate names, bad globs)."""
+    out = []
+    package = manifest.get("package")
+    if not isinstance(package, dict):
+        return ["[package] is missing"]
+    out += [f"[package] lacks {k}" for k in ("name", "run_exports_upper_bound", "conda_meta") if k not in package]
+    comps = manifest.get("components")
+    if not isinstance(comps, dict) or not comps:
+        return [*out, "no [components.<name>] tables"]
+    seen: dict[tuple[str, str], str] = {}
+    for name, comp in comps.items():
+        where = f"[components.{name}]"
+        if not isinstance(comp, dict):
+            out.append(f"{where} is not a table")
+            continue
+        out += [f"{where} lacks {k}" for k in sorted(_COMPONENT_KEYS - set(comp))]
+        if comp.get("status") not in ("built", "planned"):
+            out.append(f"{where} status = {comp.get('status')!r}; expected 'built' or 'planned'")
+        for dep in comp.get("depends", []):
+            if dep not in comps or dep == name:
+                out.append(f"{where} depends on {dep!r}, which is not another component")
+            elif comp.get("status") == "built" and comps[dep].get("status") != "built":
+                out.append(f"{where} is built but depends on {dep!r}, which is not")
+        files = comp.get("files")
+        if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+            out.append(f"{where} files must be a non-empty list of globs")
+            files = []
+        for pattern in [*files, comp.get("library", ""), comp.get("devlink", "")]:
+            try:
+                expand(pattern, "conda", "3.0")
+            except (KeyError, IndexError, ValueError):
+                out.append(f"{where} glob {pattern!r} uses a placeholder other than {{prefix}} and {{site}}")
+        for key in ("conda", "cmake_component"):
+            if key in comp:
+                if (key, comp[key]) in seen:
+                    out.append(f"{where} {key} {comp[key]!r} is also component {seen[key, comp[key]]}'s")
+                seen[key, comp[key]] = name
+    return out
+
+
+def check_inputs() -> list[str]:
+    """Problems with the build inputs: components.toml, recipe/ and pyproject.toml's install.components."""
+    manifest = load_manifest()
+    problems = [f"components.toml: {p}" for p in manifest_problems(manifest)]
+    if problems:
+        return problems
+    for script in ("build.sh", "install_component.sh", "install_python.sh"):
+        if not (RECIPE.parent / script).is_file():
+            problems.append(f"recipe/{script} is missing (git checkout recipe/)")
+    if not RECIPE.is_file() or RECIPE.read_text() != render_recipe(manifest, project_version()):
+        problems.append(
+            "recipe/recipe.yaml differs from what components.toml gives: run scripts/build_conda.py --write-recipe"
+        )
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    have = pyproject.get("tool", {}).get("scikit-build", {}).get("install", {}).get("components")
+    if have != wheel_components(manifest):
+        problems.append(
+            f"pyproject.toml [tool.scikit-build] install.components = {have}, but components.toml ships "
+            f"{wheel_components(manifest)} in the executorch wheel"
+        )
+    return problems
+
+
+def source_date_epoch() -> int:
+    """SOURCE_DATE_EPOCH, else the commit time of HEAD, else 1980-01-01 (the earliest zip timestamp)."""
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        return int(os.environ["SOURCE_DATE_EPOCH"])
+    proc = subprocess.run(["git", "-C", str(REPO), "log", "-1", "--format=%ct"], capture_output=True, text=True)
+    return int(proc.stdout) if proc.returncode == 0 and proc.stdout.strip() else 315532800
+
+
+def foreign_build_dir(build: Path, source: Path = REPO) -> str | None:
+    """The source tree a CMake build dir was configured from, when it is not `source` (None when it is, or new)."""
+    cache = build / "CMakeCache.txt"
+    if not cache.is_file():
+        return None
+    m = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", cache.read_text(errors="replace"), re.M)
+    home = m.group(1) if m else "?"
+    return None if m and Path(home).resolve() == source.resolve() else home
 
 
 def project_version(cmakelists: Path = REPO / "CMakeLists.txt") -> str:
@@ -352,6 +451,53 @@ def read_package(conda: Path, dest: Path, forbidden: list[str]) -> PackageInfo:
     )
 
 
+def _zstd() -> object:
+    try:
+        from compression import zstd  # Python 3.14+
+    except ImportError:
+        from backports import zstd  # type: ignore[no-redef]
+    return zstd
+
+
+def _normalize_tar(data: bytes, epoch: int) -> bytes:
+    """A tar with the same members, sorted by name, mtime = epoch, owner root:root, and a fixed index timestamp."""
+    out = io.BytesIO()
+    with (
+        tarfile.open(fileobj=io.BytesIO(data)) as src,
+        tarfile.open(fileobj=out, mode="w", format=tarfile.GNU_FORMAT) as dst,
+    ):
+        for info in sorted(src.getmembers(), key=lambda m: m.name):
+            content = src.extractfile(info).read() if info.isfile() else None  # type: ignore[union-attr]
+            if info.name == "info/index.json" and content is not None:
+                content = re.sub(rb'"timestamp": \d+', b'"timestamp": %d' % (epoch * 1000), content)
+                info.size = len(content)
+            info.mtime = epoch
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            info.pax_headers = {}
+            dst.addfile(info, io.BytesIO(content) if content is not None else None)
+    return out.getvalue()
+
+
+def normalize_conda(path: Path, epoch: int) -> None:
+    """Rewrites a .conda file deterministically (see the module docstring); the payload bytes do not change."""
+    zstd = _zstd()
+    with zipfile.ZipFile(path) as z:
+        members = [(i.filename, z.read(i)) for i in z.infolist()]
+    stamp = time.gmtime(max(epoch, 315532800))[:6]
+    tmp = path.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as z:
+        for name, data in members:
+            if name.endswith(".tar.zst"):
+                tar = _normalize_tar(zstd.decompress(data), epoch)  # type: ignore[attr-defined]
+                data = zstd.compress(tar, level=19)  # type: ignore[attr-defined]
+            info = zipfile.ZipInfo(name, date_time=stamp)
+            info.external_attr = 0o644 << 16
+            info.create_system = 3
+            z.writestr(info, data)
+    os.replace(tmp, path)
+
+
 def index_channel(channel: Path) -> None:
     from rattler.index import index_fs
 
@@ -393,13 +539,20 @@ class _Log:
 def build(channel: Path, work: Path, *, clean: bool, verbose: bool) -> int:
     from rattler_build import Stage0Recipe, ToolConfiguration
 
-    manifest = load_manifest()
-    expected = render_recipe(manifest, project_version())
-    if RECIPE.read_text() != expected:
-        print("error: recipe/recipe.yaml is out of date: run scripts/build_conda.py --write-recipe", file=sys.stderr)
-        return 1
+    problems = check_inputs()
+    for p in problems:
+        print(f"error: {p}", file=sys.stderr)
+    if problems:
+        return 2
     if clean:
         shutil.rmtree(work, ignore_errors=True)
+    home = foreign_build_dir(work / "cmake")
+    if home:
+        print(
+            f"error: {work / 'cmake'} was configured from another source tree ({home}): remove {work} or pass --clean",
+            file=sys.stderr,
+        )
+        return 2
     out = work / "out"  # rattler-build's output dir (with its bld/, src_cache/, ...); only checked packages move on
     shutil.rmtree(out, ignore_errors=True)
     for d in (work / "tmp", work / "rattler-cache", out):
@@ -428,6 +581,7 @@ def build(channel: Path, work: Path, *, clean: bool, verbose: bool) -> int:
             channels=[],  # [] = no remote channel (None would mean conda-forge); the output dir is always one
             tool_config=ToolConfiguration(error_prefix_in_binary=True, test_strategy="skip"),
             progress_callback=_Log(log, verbose),
+            no_include_recipe=True,  # info/recipe would record build paths (rendered context, directories)
         )
     except Exception as e:  # rattler-build's errors are terse; the log has the script output
         print(f"error: rattler-build failed: {e}\n  log: {log}", file=sys.stderr)
@@ -437,8 +591,13 @@ def build(channel: Path, work: Path, *, clean: bool, verbose: bool) -> int:
     forbidden += ["/executorch-conda-placeholder"]
     failed = 0
     rows = []
+    epoch = source_date_epoch()
+    for pkg in built:
+        normalize_conda(pkg, epoch)
     for sub in ("linux-64", "noarch"):
         (channel / sub).mkdir(parents=True, exist_ok=True)
+        for stale in (channel / sub).glob("*.conda"):  # packages of an earlier build (other hashes) go
+            stale.unlink()
     with tempfile.TemporaryDirectory(dir=work / "tmp") as tmp:
         for i, pkg in enumerate(built):
             info = read_package(pkg, Path(tmp) / str(i), forbidden)
@@ -470,8 +629,18 @@ def main() -> int:
     ap.add_argument("--verbose", action="store_true", help="print rattler-build's log")
     ap.add_argument("--write-recipe", action="store_true")
     ap.add_argument("--check-recipe", action="store_true")
+    ap.add_argument("--check", action="store_true", help="check components.toml, recipe/ and pyproject.toml only")
     args = ap.parse_args()
-    text = render_recipe(load_manifest(), project_version())
+    if args.check:
+        problems = check_inputs()
+        for p in problems:
+            print(f"error: {p}", file=sys.stderr)
+        return 2 if problems else 0
+    manifest = load_manifest()
+    problems = manifest_problems(manifest)
+    if problems:
+        raise SystemExit("error: components.toml: " + "\n  ".join(problems))
+    text = render_recipe(manifest, project_version())
     if args.write_recipe:
         RECIPE.write_text(text)
         print(f"wrote {RECIPE.relative_to(REPO)}")
