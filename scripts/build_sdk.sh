@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The main job: builds the SDK distribution and checks it.
+# The main job: builds the SDK distribution from this checkout and checks it.
 #   scripts/build_sdk.sh [--prefix DIR] [--build-dir DIR]
-# Output:
+# Output (dist/ holds only what this script makes; dist/.builder records the source tree that made it):
 #   dist/executorch-sdk/   the C++ SDK as an install prefix (lib/, include/, bin/, lib/cmake/executorch, lib/pkgconfig)
 #   dist/wheels/           the executorch wheel (Python bindings + the same SDK under site-packages/executorch)
-#   dist/conda-channel/    the conda packages (executorch-runtime/-threadpool/-kernels/-python, executorch), offline
-#   dist/report.json       the artifact checks (SONAMEs, RUNPATHs, build paths, registry owners)
-# Rebuilds are incremental (build/release and build/wheel are kept).
+#   dist/conda-channel/    the conda packages (one per component, plus the executorch meta-package), offline
+#   dist/report.json       every check on every artifact (scripts/builder_report.py), also printed as a table
+# Rebuilds are incremental: build/release, build/wheel and build/conda/cmake are kept. Wheels and .conda files
+# are reproducible: SOURCE_DATE_EPOCH defaults to the commit time of HEAD (docs/packaging.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo=$(pwd -P)
 prefix=dist/executorch-sdk
 build=build/release
 while [ $# -gt 0 ]; do
@@ -18,26 +20,96 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--prefix DIR] [--build-dir DIR]" >&2; exit 2 ;;
   esac
 done
-for tool in cmake ninja flatc c++; do
-  command -v "$tool" >/dev/null || { echo "error: '$tool' is missing; run scripts/setup.sh first" >&2; exit 2; }
-done
-[ -x .venv/bin/python ] || { echo "error: .venv is missing; run scripts/setup.sh first" >&2; exit 2; }
 
+die() { echo "error: $*" >&2; exit 2; }
 start=$(date +%s)
-echo "== configure ($build)"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-echo "== build"
+step_start=$start
+timings=()
+step() {  # step NAME: closes the previous step's timing, prints a header with the elapsed time
+  local now; now=$(date +%s)
+  [ -z "${step_name:-}" ] || timings+=("--timing" "$step_name=$((now - step_start))")
+  step_name=$1; step_start=$now
+  printf '\n== [%s, %ds] %s\n' "$(date +%H:%M:%S)" "$((now - start))" "$2"
+}
+
+# ---- inputs: tools, Python environment, manifest and recipe, output and build directories
+step preflight "check tools, manifest, recipe, output and build directories"
+for tool in cmake:cmake ninja:ninja-build flatc:flatbuffers-compiler c++:build-essential cc:build-essential \
+            patchelf:patchelf readelf:binutils nm:binutils git:git; do
+  command -v "${tool%%:*}" >/dev/null || die "'${tool%%:*}' is missing (Debian package ${tool#*:}): run scripts/setup.sh"
+done
+[ -x .venv/bin/python ] || die ".venv is missing: run scripts/setup.sh"
+.venv/bin/python -c 'import scikit_build_core, pybind11, rattler, rattler_build, auditwheel' 2>/dev/null ||
+  die ".venv lacks scikit-build-core, pybind11, py-rattler, py-rattler-build or auditwheel: run scripts/setup.sh"
+.venv/bin/python scripts/build_conda.py --check ||
+  die "fix components.toml / recipe/ / pyproject.toml as said above (recipe: scripts/build_conda.py --write-recipe)"
+
+# dist/ belongs to this script: refuse entries it did not make and output made from another source tree.
+mkdir -p dist
+if [ -f dist/.builder ] && [ "$(cat dist/.builder)" != "$repo" ]; then
+  die "dist/ was made from another source tree ($(cat dist/.builder)): remove dist/ and run again"
+fi
+for entry in dist/* dist/.[!.]*; do
+  [ -e "$entry" ] || [ -L "$entry" ] || continue
+  case "$entry" in
+    dist/executorch-sdk|dist/wheels|dist/conda-channel|dist/report.json|dist/.builder|"$prefix") ;;
+    *) die "$entry was not made by scripts/build_sdk.sh: move it out of dist/ (or remove it) and run again" ;;
+  esac
+done
+for f in dist/wheels/* dist/conda-channel/*; do
+  [ -e "$f" ] || continue
+  case "$f" in
+    dist/wheels/executorch-*.whl|dist/conda-channel/linux-64|dist/conda-channel/noarch) ;;
+    *) die "$f was not made by scripts/build_sdk.sh: remove it and run again" ;;
+  esac
+done
+if [ -e "$prefix" ] && [ -n "$(ls -A "$prefix")" ] && [ ! -f "$prefix/lib/cmake/executorch/executorch-config.cmake" ]; then
+  die "$prefix exists and is not an executorch SDK prefix: choose another --prefix or remove it"
+fi
+echo "$repo" >dist/.builder
+# Build trees configured from another checkout (a copied tree) would build the wrong sources.
+for tree in "$build" build/wheel build/conda/cmake; do
+  cache=$tree/CMakeCache.txt
+  [ -f "$cache" ] || continue
+  home=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache")
+  [ "$(cd "$home" 2>/dev/null && pwd -P)" = "$repo" ] ||
+    die "$tree was configured from another source tree ($home): remove it (rm -rf $tree) and run again"
+done
+if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
+  SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || echo 315532800)
+fi
+export SOURCE_DATE_EPOCH
+echo "tools, manifest and recipe ok; SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
+
+# ---- the C++ SDK
+step sdk "C++ build ($build) and install into $prefix"
+if ! cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$build.configure.log" 2>&1; then
+  cat "$build.configure.log" >&2
+  die "configuring $build failed (output above)"
+fi
 cmake --build "$build"
-echo "== install into $prefix"
 rm -rf "$prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
-echo "== wheel (dist/wheels)"
+
+# ---- the wheel: scikit-build-core from .venv (no build isolation, so build/wheel stays incremental)
+step wheel "wheel (build/wheel -> dist/wheels)"
 rm -rf dist/wheels
-.venv/bin/python -m pip wheel . -w dist/wheels --no-deps -q --disable-pip-version-check
-echo "== conda channel (dist/conda-channel)"
+mkdir -p build
+log=build/wheel.log
+if ! .venv/bin/python -m pip wheel . -w dist/wheels --no-deps --no-build-isolation -v --disable-pip-version-check \
+    -C wheel.reproducible=true >"$log" 2>&1 < /dev/null; then
+  tail -n 40 "$log" >&2
+  die "the wheel build failed (end of $log above)"
+fi
+grep -E '^\s*\[[0-9]+/[0-9]+\]' "$log" | sed 's/^ *//' || echo "(nothing to compile)"
+
+# ---- the conda channel
+step conda "conda channel (build/conda -> dist/conda-channel)"
 .venv/bin/python scripts/build_conda.py
-echo "== check artifacts"
-.venv/bin/python scripts/check_artifacts.py "$prefix" --source-dir "$PWD" --build-dir "$build" --report dist/report.json
-ls -l dist/wheels/*.whl | awk '{print "wheel", $NF, $5, "bytes"}'
-.venv/bin/python -m auditwheel show dist/wheels/*.whl | tr '\n' ' ' | grep -o 'consistent with the following platform tag: "[^"]*"' || true
-echo "== done in $(( $(date +%s) - start )) s: SDK at $prefix"
+
+# ---- every check, one table, dist/report.json
+step checks "artifact checks"
+.venv/bin/python scripts/builder_report.py --prefix "$prefix" --report dist/report.json \
+  --forbid "$build" --forbid build "${timings[@]}" && rc=0 || rc=$?
+echo "== done in $(( $(date +%s) - start )) s: SDK at $prefix, wheel in dist/wheels, channel in dist/conda-channel"
+exit "$rc"

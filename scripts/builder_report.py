@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Checks every artifact scripts/build_sdk.sh made, prints one summary table and writes dist/report.json.
+
+Usage: builder_report.py [--prefix DIR] [--wheel-dir DIR] [--channel DIR] [--report FILE] [--forbid PATH]...
+                         [--timing STEP=SECONDS]...
+Artifacts and their checks:
+  SDK prefix   exact RUNPATH per file, DT_RUNPATH only, SONAMEs, no build-machine path, one owner per registry
+  wheel        the same on site-packages/executorch, every file against RECORD, `auditwheel show` platform tag
+  each .conda  the same on its payload (build_conda.read_package: info/paths.json hashes, no prefix rewriting),
+               and one owner per registry across the whole channel
+Exits 1 when a check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import build_conda
+
+import check_artifacts
+
+REPO = build_conda.REPO
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def artifact(kind: str, path: Path, report: check_artifacts.Report, **extra: object) -> dict:
+    return {
+        "artifact": path.name if kind != "sdk" else str(path.relative_to(REPO) if path.is_relative_to(REPO) else path),
+        "kind": kind,
+        "path": str(path),
+        "size": sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+        if path.is_dir()
+        else path.stat().st_size,
+        "sha256": sha256(path) if path.is_file() else None,
+        "checks": report.checks,
+        "ok": report.ok,
+        **extra,
+    }
+
+
+def check_sdk(prefix: Path, forbidden: list[str]) -> dict:
+    report = check_artifacts.check_prefix(prefix, forbidden)  # soname, runpath, exact-runpath, paths, owners
+    return artifact("sdk", prefix, report, files=len(report.sizes))
+
+
+def check_record(root: Path, names: list[str], record: str, report: check_artifacts.Report) -> None:
+    rows = {r[0]: r for r in csv.reader(io.StringIO(record)) if r}
+    rows = {n: r for n, r in rows.items() if not n.endswith(".dist-info/RECORD")}  # RECORD lists itself, unhashed
+    for name in names:
+        row = rows.pop(name, None)
+        if row is None:
+            report.add("record", f"{name}: not in RECORD")
+        elif row[1]:
+            algo, _, digest = row[1].partition("=")
+            data = (root / name).read_bytes()
+            want = base64.urlsafe_b64encode(hashlib.new(algo, data).digest()).rstrip(b"=").decode()
+            if digest != want or int(row[2]) != len(data):
+                report.add("record", f"{name}: hash or size differs from RECORD")
+    report.add("record", f"RECORD lists missing files {sorted(rows)}" if rows else None)
+
+
+def check_wheel(wheel: Path, forbidden: list[str]) -> dict:
+    report = check_artifacts.Report()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        with zipfile.ZipFile(wheel) as z:
+            z.extractall(root)
+            names = [n for n in z.namelist() if not n.endswith("/")]
+            (record,) = [n for n in names if n.endswith(".dist-info/RECORD")]
+            record_text = z.read(record).decode()
+        check_record(root, [n for n in names if n != record], record_text, report)
+        check_artifacts.check_elf(root / "executorch", report)
+        check_artifacts.check_exact_runpaths(root, "wheel", report)
+        check_artifacts.check_paths(root, forbidden, report)
+        check_artifacts.check_owners(root / "executorch", report)
+    proc = subprocess.run([sys.executable, "-m", "auditwheel", "show", str(wheel)], capture_output=True, text=True)
+    m = re.search(r'consistent with the following platform tag: "([^"]+)"', " ".join(proc.stdout.split()))
+    tag = m.group(1) if m else None
+    report.add("auditwheel", None if tag and tag.startswith("manylinux") else f"no manylinux tag: {proc.stdout[-300:]}")
+    return artifact("wheel", wheel, report, auditwheel_tag=tag, files=len(names))
+
+
+def check_channel(channel: Path, forbidden: list[str]) -> list[dict]:
+    out = []
+    packages = sorted(channel.glob("*/*.conda"))
+    with tempfile.TemporaryDirectory() as tmp:
+        union = Path(tmp) / "all"
+        for i, pkg in enumerate(packages):
+            dest = Path(tmp) / str(i)
+            info = build_conda.read_package(pkg, dest, forbidden)
+            report = check_artifacts.Report()
+            report.add("package")  # paths.json hashes, build paths, prefix placeholders, DT_RUNPATH, SONAMEs
+            for p in info.problems:
+                report.add("package", p)
+            check_artifacts.check_exact_runpaths(dest, "conda", report)
+            out.append(artifact("conda", pkg, report, files=len(info.files), depends=info.depends))
+            subprocess.run(["cp", "-a", f"{dest}/.", str(union)], check=True)  # an install of every package
+        report = check_artifacts.Report()
+        if packages:
+            report.add("packages")
+            check_artifacts.check_owners(union, report)  # one definer per registry symbol in <prefix>/lib
+        else:
+            report.add("packages", f"no .conda file in {channel}")
+        out.append(
+            {
+                "artifact": f"{channel.name}/ (all packages)",
+                "kind": "conda-channel",
+                "path": str(channel),
+                "size": sum(p.stat().st_size for p in packages),
+                "sha256": None,
+                "checks": report.checks,
+                "ok": report.ok,
+                "files": len(packages),
+            }
+        )
+    return out
+
+
+def human(n: int) -> str:
+    return f"{n / 1e6:.2f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--prefix", type=Path, default=REPO / "dist" / "executorch-sdk")
+    ap.add_argument("--wheel-dir", type=Path, default=REPO / "dist" / "wheels")
+    ap.add_argument("--channel", type=Path, default=REPO / "dist" / "conda-channel")
+    ap.add_argument("--report", type=Path, default=REPO / "dist" / "report.json")
+    ap.add_argument("--forbid", action="append", default=[], help="a path no artifact may contain (repeatable)")
+    ap.add_argument("--timing", action="append", default=[], help="STEP=SECONDS, recorded in the report")
+    args = ap.parse_args()
+    forbidden = [str(REPO), str(Path.home()), *map(os.path.abspath, args.forbid)]
+    rows = [check_sdk(args.prefix.resolve(), forbidden)]
+    wheels = sorted(args.wheel_dir.glob("*.whl"))
+    if len(wheels) != 1:
+        report = check_artifacts.Report()
+        report.add("wheel", f"expected one wheel in {args.wheel_dir}, found {[w.name for w in wheels]}")
+        rows.append({"artifact": str(args.wheel_dir), "kind": "wheel", "path": str(args.wheel_dir), "size": 0,
+                     "sha256": None, "checks": report.checks, "ok": False})  # fmt: skip
+    else:
+        rows.append(check_wheel(wheels[0], forbidden))
+    rows += check_channel(args.channel, forbidden)
+    timings = {k: float(v) for k, _, v in (t.partition("=") for t in args.timing)}
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    ok = all(r["ok"] for r in rows)
+    data = {
+        "ok": ok,
+        "commit": commit.strip() or None,
+        "source_date_epoch": build_conda.source_date_epoch(),
+        "timings_s": timings,
+        "artifacts": rows,
+    }
+    args.report.parent.mkdir(parents=True, exist_ok=True)
+    args.report.write_text(json.dumps(data, indent=2) + "\n")
+
+    width = max(len(r["artifact"]) for r in rows)
+    print(f"{'artifact':{width}}  {'size':>9}  checks passed / FAILED")
+    for r in rows:
+        passed = [c for c, p in r["checks"].items() if not p]
+        failed = [c for c, p in r["checks"].items() if p]
+        extra = f"  [{r['auditwheel_tag']}]" if r.get("auditwheel_tag") else ""
+        line = ", ".join(passed) + (" / FAILED: " + ", ".join(failed) if failed else "")
+        print(f"{r['artifact']:{width}}  {human(r['size']):>9}  {line}{extra}")
+    for r in rows:
+        for check, problems in r["checks"].items():
+            for p in problems:
+                print(f"  {r['artifact']}: {check}: {p}", file=sys.stderr)
+    print(f"{'all checks passed' if ok else 'CHECKS FAILED'}; report: {args.report}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    rc = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(rc)  # py-rattler can crash at interpreter exit (see docs/packaging.md)
