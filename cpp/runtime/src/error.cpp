@@ -41,15 +41,32 @@ const char* to_string(Error error) {
 
 const char* last_error_message() { return t_last_error.c_str(); }
 
-namespace internal {
-Error fail(Error error, const char* fmt, ...) {
+void clear_last_error() { t_last_error.clear(); }
+
+namespace {
+Error record(Error error, const char* fmt, va_list ap) {
   char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
   std::vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
   t_last_error = buf;
   ET_LOG(Debug, "%s (%s)", buf, to_string(error));
+  return error;
+}
+}  // namespace
+
+Error set_last_error(Error error, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  record(error, fmt, ap);
+  va_end(ap);
+  return error;
+}
+
+namespace internal {
+Error fail(Error error, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  record(error, fmt, ap);
+  va_end(ap);
   return error;
 }
 }  // namespace internal

@@ -59,6 +59,7 @@ struct MethodState {
   MemoryAllocator* temp_allocator = nullptr;
   std::vector<EValue> values;
   std::vector<std::unique_ptr<TensorStore>> tensors;
+  std::vector<TensorStore*> store_of_value;  // by value index; null for non-tensors
   std::vector<std::vector<EValue*>> list_wrapped;
   std::vector<std::vector<int64_t>> int_lists;
   std::vector<std::vector<Tensor>> tensor_lists;
@@ -86,6 +87,7 @@ struct MethodState {
 Error MethodState::parse_values(MemoryManager* mm) {
   const size_t nv = plan->values() ? plan->values()->size() : 0;
   values.resize(nv);
+  store_of_value.assign(nv, nullptr);
   HierarchicalAllocator* planned = mm != nullptr ? mm->planned_memory() : nullptr;
   const size_t needed_buffers =
       plan->non_const_buffer_sizes() && plan->non_const_buffer_sizes()->size() > 1
@@ -215,6 +217,7 @@ Error MethodState::parse_values(MemoryManager* mm) {
         store->impl = TensorImpl(static_cast<ScalarType>(t->scalar_type()), static_cast<ssize_t>(rank),
                                  store->sizes.data(), data, store->dim_order.data(), store->strides.data(), dyn);
         values[i] = EValue(Tensor(&store->impl));
+        store_of_value[i] = store.get();
         tensors.push_back(std::move(store));
         break;
       }
@@ -267,12 +270,14 @@ Error MethodState::init_delegates() {
       }
     }
     BackendInitContext ctx(nullptr, name, program->named_data.get());
+    clear_last_error();  // so the message below is the backend's own, not a stale one
     Result<DelegateHandle*> handle =
         backend->init(ctx, &processed, ArrayRef<CompileSpec>(specs.data(), specs.size()));
     processed.Free();
     if (!handle.ok()) {
+      const std::string why = *last_error_message() != '\0' ? last_error_message() : "no reason given";
       return fail(handle.error(), "backend %s could not initialise delegate %zu of method %s: %s", id, i, name,
-                  last_error_message());
+                  why.c_str());
     }
     delegates[i].backend = backend;
     delegates[i].handle = *handle;
@@ -536,10 +541,7 @@ Error Method::set_input(const EValue& input, size_t input_idx) {
     if (src.numel() > 0 && src.const_data_ptr() == nullptr) {
       return fail(Error::InvalidArgument, "input %zu has no data", input_idx);
     }
-    internal::TensorStore* store = nullptr;
-    for (auto& t : st.tensors) {
-      if (&t->impl == dst.unsafeGetTensorImpl()) store = t.get();
-    }
+    const internal::TensorStore* store = st.store_of_value[st.inputs[input_idx]];
     if (store != nullptr && store->planned) {
       if (dst.const_data_ptr() != src.const_data_ptr() && src.nbytes() > 0) {
         std::memcpy(dst.mutable_data_ptr(), src.const_data_ptr(), src.nbytes());
@@ -578,10 +580,9 @@ Error Method::set_output_data_ptr(void* buffer, size_t size, size_t output_idx) 
   if (output_idx >= st.outputs.size()) return fail(Error::InvalidArgument, "no output %zu", output_idx);
   EValue& v = st.values[st.outputs[output_idx]];
   if (!v.isTensor()) return fail(Error::InvalidArgument, "output %zu is not a tensor", output_idx);
-  for (auto& t : st.tensors) {
-    if (&t->impl == v.toTensor().unsafeGetTensorImpl() && (t->planned || t->constant)) {
-      return fail(Error::InvalidState, "output %zu is memory planned; it cannot take an external buffer", output_idx);
-    }
+  const internal::TensorStore* store = st.store_of_value[st.outputs[output_idx]];
+  if (store != nullptr && (store->planned || store->constant)) {
+    return fail(Error::InvalidState, "output %zu is memory planned; it cannot take an external buffer", output_idx);
   }
   if (buffer == nullptr || size < v.toTensor().nbytes()) {
     return fail(Error::InvalidArgument, "output buffer too small");

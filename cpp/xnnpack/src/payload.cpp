@@ -22,8 +22,8 @@ Error fail(Error error, const char* fmt, ...) {
   va_start(ap, fmt);
   std::vsnprintf(buf, sizeof(buf), fmt, ap);
   va_end(ap);
-  ET_LOG(Error, "XnnpackBackend: %s", buf);
-  return error;
+  // The runtime passes this on in the error of Program::load_method / Module / Python.
+  return executorch::runtime::set_last_error(error, "XnnpackBackend: %s", buf);
 }
 
 const char* node_name(NodeKind kind) {

@@ -39,6 +39,11 @@ EXECUTORCH_API const char* to_string(Error error);
 // Module logs it to stderr when a call fails (EXECUTORCH_LOG_LEVEL=fatal silences that).
 EXECUTORCH_API const char* last_error_message();
 
+// For backends and kernel libraries: records a printf-style message as this thread's last error message and
+// returns `error`, so the runtime can pass the reason on (e.g. when a delegate fails to initialise).
+EXECUTORCH_API Error set_last_error(Error error, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+EXECUTORCH_API void clear_last_error();
+
 }  // namespace runtime
 }  // namespace executorch
 
