@@ -1,0 +1,142 @@
+"""Two builds of one commit give byte-identical wheels and .conda files.
+
+HEAD is cloned twice, into two directories of different names and lengths, and each clone builds the wheel (as
+scripts/build_sdk.sh does: scikit-build-core with wheel.reproducible, no build isolation) and the conda packages
+(scripts/build_conda.py) from empty build directories, with SOURCE_DATE_EPOCH = the commit time of HEAD. Identical
+bytes from two different source paths also prove that no build path reaches the artifacts. Slow (two full builds
+of each kind, one after the other); the timings are printed. Only committed changes are tested.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "scripts"))
+import build_conda
+
+EPOCH = int(
+    subprocess.run(["git", "-C", str(REPO), "log", "-1", "--format=%ct"], capture_output=True, text=True).stdout
+)
+
+
+def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> None:
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, f"{cmd} failed:\n{(proc.stdout + proc.stderr)[-4000:]}"
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    base = tmp_path_factory.mktemp("repro")
+    env = dict(os.environ, SOURCE_DATE_EPOCH=str(EPOCH))
+    env.pop("MAKEFLAGS", None)
+    out = []
+    for name in ("one", "second-checkout"):
+        src = base / name / "executorch"
+        dist = base / name / "dist"
+        run(["git", "clone", "-q", "--no-hardlinks", str(REPO), str(src)], base, env)
+        t0 = time.monotonic()
+        run(
+            [sys.executable, "-m", "pip", "wheel", ".", "-w", str(dist / "wheels"), "--no-deps", "--no-build-isolation",
+             "--disable-pip-version-check", "-q", "-C", "wheel.reproducible=true"],
+            src, env,
+        )  # fmt: skip
+        t1 = time.monotonic()
+        run([sys.executable, "scripts/build_conda.py", "--channel", str(dist / "channel")], src, env)
+        t2 = time.monotonic()
+        (wheel,) = (dist / "wheels").glob("*.whl")
+        condas = {p.name: p for p in (dist / "channel").glob("*/*.conda")}
+        out.append({"src": src, "wheel": wheel, "conda": condas, "wheel_s": t1 - t0, "conda_s": t2 - t1})
+    return out
+
+
+def zip_members(path: Path) -> list[tuple]:
+    with zipfile.ZipFile(path) as z:
+        return [(i.filename, i.date_time, oct(i.external_attr >> 16), i.CRC, i.file_size) for i in z.infolist()]
+
+
+def tar_members(data: bytes) -> list[tuple]:
+    with tarfile.open(fileobj=io.BytesIO(build_conda._zstd().decompress(data))) as t:  # type: ignore[attr-defined]
+        out = []
+        for m in t.getmembers():
+            content = t.extractfile(m).read() if m.isfile() else m.linkname.encode()  # type: ignore[union-attr]
+            out.append((m.name, m.mtime, m.uid, m.gid, m.uname, m.gname, oct(m.mode), hash(content)))
+        return out
+
+
+def conda_members(path: Path) -> dict[str, list[tuple]]:
+    with zipfile.ZipFile(path) as z:
+        out = {"(outer zip)": zip_members(path)}
+        for i in z.infolist():
+            if i.filename.endswith(".tar.zst"):
+                out[i.filename] = tar_members(z.read(i))
+        return out
+
+
+def differences(a: list[tuple], b: list[tuple]) -> list[str]:
+    if [x[0] for x in a] != [x[0] for x in b]:
+        return [f"member names or order differ: {[x[0] for x in a]} vs {[x[0] for x in b]}"]
+    return [f"{x[0]}: {x[1:]} vs {y[1:]}" for x, y in zip(a, b, strict=True) if x != y]
+
+
+def test_wheels_are_byte_identical(builds: list[dict]) -> None:
+    a, b = builds[0]["wheel"], builds[1]["wheel"]
+    assert a.name == b.name
+    if a.read_bytes() != b.read_bytes():
+        pytest.fail("wheels differ:\n" + "\n".join(differences(zip_members(a), zip_members(b))))
+
+
+def test_conda_packages_are_byte_identical(builds: list[dict]) -> None:
+    a, b = builds[0]["conda"], builds[1]["conda"]
+    assert set(a) == set(b) and len(a) == len(build_conda.built_components(build_conda.load_manifest())) + 1
+    problems = []
+    for name in sorted(a):
+        if a[name].read_bytes() != b[name].read_bytes():
+            ma, mb = conda_members(a[name]), conda_members(b[name])
+            diff = [f"{k}: {d}" for k in ma for d in differences(ma[k], mb.get(k, []))]
+            problems.append(f"{name} differs: {diff or 'same members, different compressed bytes'}")
+    assert not problems, "\n".join(problems)
+
+
+def test_wheel_has_fixed_timestamps_and_sorted_entries(builds: list[dict]) -> None:
+    members = zip_members(builds[0]["wheel"])
+    stamp = time.gmtime(EPOCH)[:6]
+    assert {m[1] for m in members} == {stamp}
+    names = [m[0] for m in members if ".dist-info/" not in m[0]]
+    assert names == sorted(names)  # the dist-info files come last, RECORD at the very end
+    assert members[-1][0].endswith(".dist-info/RECORD")
+    assert {m[2] for m in members} <= {"0o100644", "0o100755"}
+
+
+def test_conda_has_fixed_timestamps_owner_and_order(builds: list[dict]) -> None:
+    for name, path in builds[0]["conda"].items():
+        members = conda_members(path)
+        assert {m[1] for m in members.pop("(outer zip)")} == {time.gmtime(EPOCH)[:6]}, name
+        for tar, entries in members.items():
+            assert [e[0] for e in entries] == sorted(e[0] for e in entries), (name, tar)
+            assert {(e[1], e[2], e[3], e[4], e[5]) for e in entries} == {(EPOCH, 0, 0, "", "")}, (name, tar)
+            assert not [e[0] for e in entries if e[0].startswith("info/recipe")], (name, tar)  # it records paths
+        with zipfile.ZipFile(path) as z:
+            (info,) = [n for n in z.namelist() if n.startswith("info-")]
+            data = build_conda._zstd().decompress(z.read(info))  # type: ignore[attr-defined]
+        with tarfile.open(fileobj=io.BytesIO(data)) as t:
+            index = json.loads(t.extractfile("info/index.json").read())  # type: ignore[union-attr]
+        assert index["timestamp"] == EPOCH * 1000, name
+
+
+def test_print_timings(builds: list[dict], capsys: pytest.CaptureFixture[str]) -> None:
+    with capsys.disabled():
+        for i, b in enumerate(builds):
+            print(f"\nbuild {i + 1} ({b['src']}): wheel {b['wheel_s']:.0f} s, conda {b['conda_s']:.0f} s", end="")
+        print()
