@@ -4,7 +4,8 @@ HEAD is cloned twice, into two directories of different names and lengths, and e
 scripts/build_sdk.sh does: scikit-build-core with wheel.reproducible, no build isolation) and the conda packages
 (scripts/build_conda.py) from empty build directories, with SOURCE_DATE_EPOCH = the commit time of HEAD. Identical
 bytes from two different source paths also prove that no build path reaches the artifacts. Slow (two full builds
-of each kind, one after the other); the timings are printed. Only committed changes are tested.
+of each kind, one after the other); the timings are printed. Only committed changes are tested (HEAD when the
+module is imported).
 """
 
 from __future__ import annotations
@@ -26,9 +27,13 @@ from conftest import REPO
 sys.path.insert(0, str(REPO / "scripts"))
 import build_conda
 
-EPOCH = int(
-    subprocess.run(["git", "-C", str(REPO), "log", "-1", "--format=%ct"], capture_output=True, text=True).stdout
-)
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True, check=True).stdout.strip()
+
+
+COMMIT = git("rev-parse", "HEAD")  # one commit for both builds: HEAD may move while they run
+EPOCH = int(git("show", "-s", "--format=%ct", COMMIT))
 
 
 def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> None:
@@ -45,7 +50,8 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
     for name in ("one", "second-checkout"):
         src = base / name / "executorch"
         dist = base / name / "dist"
-        run(["git", "clone", "-q", "--no-hardlinks", str(REPO), str(src)], base, env)
+        run(["git", "clone", "-q", "--no-hardlinks", "--no-checkout", str(REPO), str(src)], base, env)
+        run(["git", "checkout", "-q", "--detach", COMMIT], src, env)
         t0 = time.monotonic()
         run(
             [sys.executable, "-m", "pip", "wheel", ".", "-w", str(dist / "wheels"), "--no-deps", "--no-build-isolation",
