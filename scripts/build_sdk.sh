@@ -101,7 +101,7 @@ if ! .venv/bin/python -m pip wheel . -w dist/wheels --no-deps --no-build-isolati
   tail -n 40 "$log" >&2
   die "the wheel build failed (end of $log above)"
 fi
-grep -E '^\s*\[[0-9]+/[0-9]+\]' "$log" | sed 's/^ *//' || echo "(nothing to compile)"
+grep -aE '^\s*\[[0-9]+/[0-9]+\]' "$log" | sed 's/^ *//' || echo "(nothing to compile)"
 
 # ---- the conda channel
 step conda "conda channel (build/conda -> dist/conda-channel)"
