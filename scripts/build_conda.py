@@ -522,6 +522,8 @@ class _Log:
         self.f.flush()
         if self.verbose or e.level in ("error", "ERROR"):  # type: ignore[attr-defined]
             print(line, file=sys.stderr, flush=True)
+        elif re.match(r"\[\d+/\d+\] ", e.message):  # type: ignore[attr-defined]  # ninja's progress
+            print(e.message, flush=True)  # type: ignore[attr-defined]
 
     def on_download_start(self, e: object) -> None:
         raise RuntimeError(f"offline build tried to download {e.url}")  # type: ignore[attr-defined]

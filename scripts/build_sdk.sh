@@ -96,12 +96,13 @@ step wheel "wheel (build/wheel -> dist/wheels)"
 rm -rf dist/wheels
 mkdir -p build
 log=build/wheel.log
+# ninja's progress lines are shown as they come; the whole log is in build/wheel.log.
 if ! .venv/bin/python -m pip wheel . -w dist/wheels --no-deps --no-build-isolation -v --disable-pip-version-check \
-    -C wheel.reproducible=true >"$log" 2>&1 < /dev/null; then
+    -C wheel.reproducible=true </dev/null 2>&1 | tee "$log" |
+    { grep --line-buffered -aE '^\s*\[[0-9]+/[0-9]+\]' | sed -u 's/^ *//'; true; }; then
   tail -n 40 "$log" >&2
   die "the wheel build failed (end of $log above)"
 fi
-grep -aE '^\s*\[[0-9]+/[0-9]+\]' "$log" | sed 's/^ *//' || echo "(nothing to compile)"
 
 # ---- the conda channel
 step conda "conda channel (build/conda -> dist/conda-channel)"
