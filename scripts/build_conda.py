@@ -16,9 +16,9 @@ that needs prefix rewriting, $ORIGIN-only RUNPATHs and lib<name>.so.<major>.<min
 is left out of the channel and the script exits 1. The functions are also used by tests/test_conda.py.
 
 Reproducible: every package is rewritten deterministically (normalize_conda): archive entries sorted, mtimes and
-info/index.json's timestamp set to SOURCE_DATE_EPOCH (default: the commit time of HEAD), uid/gid 0, no
-info/recipe (it would record build paths). Two builds of one commit give byte-identical .conda files
-(tests/test_reproducible.py).
+info/index.json's timestamp set to SOURCE_DATE_EPOCH (default: the commit time of HEAD), its `depends` sorted
+(rattler-build lists run_exports in hash order), uid/gid 0, no info/recipe (it would record build paths). Two
+builds of one commit give byte-identical .conda files (tests/test_reproducible.py).
 """
 
 from __future__ import annotations
@@ -469,7 +469,14 @@ def _normalize_tar(data: bytes, epoch: int) -> bytes:
         for info in sorted(src.getmembers(), key=lambda m: m.name):
             content = src.extractfile(info).read() if info.isfile() else None  # type: ignore[union-attr]
             if info.name == "info/index.json" and content is not None:
-                content = re.sub(rb'"timestamp": \d+', b'"timestamp": %d' % (epoch * 1000), content)
+                # rattler-build stamps the wall clock time, and lists run_exports-derived dependencies in hash
+                # order (it differs between runs); the order of `depends` has no meaning.
+                index = json.loads(content)
+                index["timestamp"] = epoch * 1000
+                for key in ("depends", "constrains"):
+                    if key in index:
+                        index[key] = sorted(index[key])
+                content = json.dumps(index, indent=2).encode()
                 info.size = len(content)
             info.mtime = epoch
             info.uid = info.gid = 0
