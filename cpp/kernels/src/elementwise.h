@@ -81,6 +81,99 @@ void map_slow(const Loop<NIN + 1>& L, const Operand* const* ops, const F& f) {
     }
   });
 }
+// Flat loop over contiguous operands; full[k] false means input k is a single element. The output may be one of
+// the inputs (in place) but never partially overlaps one, so the loops carry no dependence.
+template <typename TO, typename TI, int NIN, typename F>
+void flat_range(TO* o, const TI* const* in, const bool* full, int64_t b, int64_t e, const F& f) {
+  if constexpr (NIN == 1) {
+    const TI* a = in[0];
+    if (full[0]) {
+      #pragma GCC ivdep
+      for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(a[i]));
+    } else {
+      const TO v = static_cast<TO>(f(a[0]));
+      #pragma GCC ivdep
+      for (int64_t i = b; i < e; ++i) o[i] = v;
+    }
+  } else if constexpr (NIN == 2) {
+    const TI* a = in[0];
+    const TI* c = in[1];
+    if (full[0] && full[1]) {
+      #pragma GCC ivdep
+      for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(a[i], c[i]));
+    } else if (full[0]) {
+      const TI cv = c[0];
+      #pragma GCC ivdep
+      for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(a[i], cv));
+    } else if (full[1]) {
+      const TI av = a[0];
+      #pragma GCC ivdep
+      for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(av, c[i]));
+    } else {
+      const TO v = static_cast<TO>(f(a[0], c[0]));
+      #pragma GCC ivdep
+      for (int64_t i = b; i < e; ++i) o[i] = v;
+    }
+  } else {
+    const int64_t s0 = full[0], s1 = full[1], s2 = full[2];
+    #pragma GCC ivdep
+    for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(in[0][i * s0], in[1][i * s1], in[2][i * s2]));
+  }
+}
+
+template <typename TO, typename TI, int NIN, typename F>
+void flat_run(const Tensor& out, const Operand* const* ins, const bool* full, int64_t n, const F& f) {
+  TO* o = static_cast<TO*>(out.mutable_data_ptr());
+  const TI* in[NIN];
+  for (int k = 0; k < NIN; ++k) in[k] = reinterpret_cast<const TI*>(ins[k]->data);
+  if (n <= kParallelGrain) {
+    flat_range<TO, TI, NIN>(o, in, full, 0, n, f);
+    return;
+  }
+  ::executorch::extension::parallel_for(0, n, kParallelGrain / 2, [&](int64_t b, int64_t e) {
+    flat_range<TO, TI, NIN>(o, in, full, b, e, f);
+  });
+}
+
+// True when the output is contiguous and every input is either contiguous with the output's element count or a
+// single element, all in one dtype that fits the kind; then runs f over flat arrays and returns true.
+template <MapKind kind, int NIN, typename F>
+bool try_flat(const Tensor& out, const Operand* const* ins, const Shape& shape, const F& f) {
+  const ScalarType it = ins[0]->dtype, ot = out.scalar_type();
+  if (kind == MapKind::kCompare ? ot != ScalarType::Bool : ot != it) return false;
+  const int64_t n = shape.numel();
+  if (n == 0) return true;
+  bool full[NIN > 0 ? NIN : 1];
+  for (int k = 0; k < NIN; ++k) {
+    const Operand& op = *ins[k];
+    if (op.dtype != it) return false;
+    const int64_t m = op.numel();
+    if (m == n && is_contiguous(op)) {
+      full[k] = n != 1;
+    } else if (m == 1) {
+      full[k] = false;
+    } else {
+      return false;
+    }
+  }
+  if (!is_contiguous(out)) return false;
+  if constexpr (kind == MapKind::kCompare) {
+    return dispatch_numeric(it, [&](auto t) {
+      using T = decltype(t);
+      flat_run<bool, T, NIN>(out, ins, full, n, f);
+    });
+  } else if constexpr (kind == MapKind::kFloat) {
+    return dispatch_float(it, [&](auto t) {
+      using T = decltype(t);
+      flat_run<T, T, NIN>(out, ins, full, n, f);
+    });
+  } else {
+    return dispatch_numeric(it, [&](auto t) {
+      using T = decltype(t);
+      flat_run<T, T, NIN>(out, ins, full, n, f);
+    });
+  }
+}
 }  // namespace detail
 
 // out = f(ins...) with broadcasting; resizes out. Fails ctx on any problem.
@@ -92,6 +185,7 @@ void elementwise(KernelRuntimeContext& ctx, const Tensor& out, const Operand* co
   Shape shape;
   if (!broadcast_shape(ins, NIN, &shape)) return fail(ctx, Error::InvalidArgument);
   if (!resize_out(ctx, out, shape)) return;
+  if (detail::try_flat<kind, NIN>(out, ins, shape, f)) return;
   Operand o = operand_of(out);
   const Operand* ops[NIN + 1];
   ops[0] = &o;

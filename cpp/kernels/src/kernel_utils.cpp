@@ -350,6 +350,13 @@ bool broadcast_shape(const Operand* const* ops, int n, Shape* out) {
 
 bool resize_out(KernelRuntimeContext& ctx, const Tensor& out, const Shape& shape) {
   if (shape.ndim != out.dim() || shape.ndim > kMaxDim) return bad(ctx);
+  {
+    // Already the right shape (the common case for static programs): the tensor was validated on entry.
+    auto cur = out.sizes();
+    bool same = true;
+    for (int d = 0; d < shape.ndim; ++d) same = same && cur[d] == shape.d[d];
+    if (same) return true;
+  }
   SizesType sz[kMaxDim];
   int64_t n = 1;
   for (int d = 0; d < shape.ndim; ++d) {
@@ -381,7 +388,18 @@ bool is_contiguous(const Operand& o) {
   return true;
 }
 
-bool is_contiguous(const Tensor& t) { return is_contiguous(operand_of(t)); }
+bool is_contiguous(const Tensor& t) {
+  const auto* impl = t.unsafeGetTensorImpl();
+  const int nd = static_cast<int>(impl->dim());
+  auto sz = impl->sizes();
+  auto st = impl->strides();
+  int64_t expected = 1;
+  for (int d = nd - 1; d >= 0; --d) {
+    if (sz[d] != 1 && st[d] != expected) return false;
+    expected *= sz[d];
+  }
+  return true;
+}
 
 namespace {
 template <typename T>

@@ -114,6 +114,61 @@ bool dims_arg(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_
   return true;
 }
 
+// Fast path for a contiguous float input reduced over a trailing block of dims (e.g. the last dim, or H and W of
+// NCHW) into a contiguous float output: plain row sums. Returns false (having done nothing) when it does not
+// apply; true when it ran or failed ctx.
+bool sum_trailing_float(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out,
+                        const std::vector<int64_t>& dims, bool all, bool keepdim, bool mean) {
+  const int nd = static_cast<int>(in.dim());
+  if (nd == 0 || !is_contiguous(in)) return false;
+  bool red[kMaxDim] = {};
+  if (all) {
+    for (int d = 0; d < nd; ++d) red[d] = true;
+  } else {
+    for (int64_t d : dims) {
+      int64_t k;
+      if (!norm_dim(d, nd, &k) || red[k]) return false;  // the general path reports it
+      red[k] = true;
+    }
+  }
+  int d0 = nd;
+  while (d0 > 0 && red[d0 - 1]) --d0;
+  for (int d = 0; d < d0; ++d)
+    if (red[d]) return false;
+  if (d0 == nd) return false;
+  Shape os;
+  int64_t outer = 1, R = 1;
+  for (int d = 0; d < nd; ++d) {
+    if (d < d0) {
+      os.d[os.ndim++] = in.size(d);
+      outer *= in.size(d);
+    } else {
+      if (keepdim) os.d[os.ndim++] = 1;
+      R *= in.size(d);
+    }
+  }
+  if (out.dim() != os.ndim) return false;
+  if (!resize_out(ctx, out, os)) return true;
+  if (!is_contiguous(out)) return false;
+  if (outer == 0) return true;
+  const float* x = in.const_data_ptr<float>();
+  float* y = out.mutable_data_ptr<float>();
+  auto body = [=](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o) {
+      const float* r = x + o * R;
+      double acc = 0;
+      for (int64_t k = 0; k < R; ++k) acc += r[k];
+      if (mean) acc = R > 0 ? acc / static_cast<double>(R) : std::numeric_limits<double>::quiet_NaN();
+      y[o] = static_cast<float>(acc);
+    }
+  };
+  if (outer * R <= kParallelGrain)
+    body(0, outer);
+  else
+    ::executorch::extension::parallel_for(0, outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, R)), body);
+  return true;
+}
+
 // sum / mean over dims.
 void sum_mean(KernelRuntimeContext& ctx, Args args, bool mean) {
   if (!check_nargs(ctx, args, 5)) return;
@@ -131,6 +186,8 @@ void sum_mean(KernelRuntimeContext& ctx, Args args, bool mean) {
   if (!is_supported_dtype(it) || !is_supported_dtype(ot)) return fail(ctx, Error::InvalidType);
   if (has_dt && dt != ot) return fail(ctx, Error::InvalidType);
   if (mean && !is_floating(ot)) return fail(ctx, Error::InvalidType);
+  if (it == ScalarType::Float && ot == ScalarType::Float && sum_trailing_float(ctx, *in, *out, dims, all, keepdim, mean))
+    return;
   ReducePlan p;
   if (!make_plan(ctx, *in, *out, dims, all, keepdim, &p)) return;
   if (p.outer.numel == 0) return;
