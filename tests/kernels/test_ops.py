@@ -318,6 +318,40 @@ ok("hardtanh", "aten::hardtanh.out", (u, -1.0, 1.0, like(u)), np.clip(u, -1, 1))
 ok("hardtanh-relu6", "aten::hardtanh.out", (u, 0.0, 6.0, like(u)), np.clip(u, 0, 6))
 ok("leaky_relu", "aten::leaky_relu.out", (u, 0.01, like(u)), np.where(u > 0, u, u * f32(0.01)))
 ok("elu", "aten::elu.out", (u, 1.0, 1.0, 1.0, like(u)), np.where(u > 0, u, np.expm1(u)), rtol=2e-5)
+# Wide range (the float exp is computed without libm): large magnitudes, the overflow / underflow edges, +-inf
+# and NaN, and values near 0 where elu's expm1 must keep relative precision.
+wide = np.concatenate(
+    [
+        r(400, lo=-100, hi=100),
+        r(200, lo=-0.3, hi=0.3),
+        np.array([0, -0.0, 1e-8, -1e-8, 88.5, 88.8, -87.2, -87.5, -104, np.inf, -np.inf, np.nan], f32),
+    ]
+).astype(f32)
+with np.errstate(over="ignore", invalid="ignore"):
+    ok(
+        "sigmoid-wide",
+        "aten::sigmoid.out",
+        (wide, like(wide)),
+        (1 / (1 + np.exp(-wide.astype(f64)))).astype(f32),
+        rtol=2e-5,
+        atol=1e-6,
+    )
+    ok(
+        "silu-wide",
+        "aten::silu.out",
+        (wide[:-3], like(wide[:-3])),
+        (wide[:-3] / (1 + np.exp(-wide[:-3].astype(f64)))).astype(f32),
+        rtol=2e-5,
+        atol=1e-6,
+    )
+    ok(
+        "elu-wide",
+        "aten::elu.out",
+        (wide, 1.0, 1.0, 1.0, like(wide)),
+        np.where(wide > 0, wide, np.expm1(wide.astype(f64))).astype(f32),
+        rtol=2e-5,
+        atol=1e-6,
+    )
 ok(
     "elu-params",
     "aten::elu.out",
@@ -754,6 +788,44 @@ ok(
     "aten::convolution.out",
     (cx, dw, None, Ints([2, 2]), Ints([1, 1]), Ints([1, 1]), False, Ints([0, 0]), 4, Out(f32, (2, 4, 5, 4))),
     conv2d_ref(cx, dw, None, (2, 2), (1, 1), (1, 1), 4),
+    **P,
+)
+dx = r(1, 4, 11, 10)
+dw5 = r(8, 1, 5, 5)
+dwb = r(8)
+ok(
+    "conv2d-depthwise-5x5-s2-mult",
+    "aten::convolution.out",
+    (dx, dw5, dwb, Ints([2, 2]), Ints([2, 2]), Ints([1, 1]), False, Ints([0, 0]), 4, Out(f32, (1, 8, 6, 5))),
+    conv2d_ref(dx, dw5, dwb, (2, 2), (2, 2), (1, 1), 4),
+    **P,
+)
+ok(
+    "conv2d-depthwise-3x3-s1-nopad",
+    "aten::convolution.out",
+    (
+        dx,
+        dw5[:4, :, :3, :3].copy(),
+        None,
+        Ints([1, 1]),
+        Ints([0, 0]),
+        Ints([1, 1]),
+        False,
+        Ints([0, 0]),
+        4,
+        Out(f32, (1, 4, 9, 8)),
+    ),
+    conv2d_ref(dx, dw5[:4, :, :3, :3].copy(), None, (1, 1), (0, 0), (1, 1), 4),
+    **P,
+)
+xd1 = r(2, 6, 13)
+wd1 = r(6, 1, 3)
+zb6 = np.zeros(6, f32)
+ok(
+    "conv1d-depthwise-pad",
+    "aten::convolution.out",
+    (xd1, wd1, zb6, Ints([1]), Ints([1]), Ints([1]), False, Ints([0]), 6, Out(f32, (2, 6, 13))),
+    conv2d_ref(xd1[:, :, None], wd1[:, :, None], zb6, (1, 1), (0, 1), (1, 1), 6)[:, :, 0],
     **P,
 )
 x1 = r(2, 4, 16)

@@ -5,6 +5,7 @@
 #include "ops.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace etk {
 namespace {
@@ -63,6 +64,75 @@ void im2col(const float* x, int64_t C, int64_t H, int64_t W, int64_t kh, int64_t
     body(0, rows);
   else
     ::executorch::extension::parallel_for(0, rows, std::max<int64_t>(1, kParallelGrain / (Ho * Wo + 1)), body);
+}
+
+// Scratch floats: from the method's temp allocator when it has room, else from *fallback.
+float* scratch_floats(KernelRuntimeContext& ctx, int64_t n, std::vector<float>* fallback) {
+  if (n <= 0) return nullptr;
+  auto r = ctx.allocate_temp(static_cast<size_t>(n) * sizeof(float), 64);
+  if (r.ok()) return static_cast<float*>(r.get());
+  fallback->resize(static_cast<size_t>(n));
+  return fallback->data();
+}
+
+// Depthwise taps of one padded input plane (row pitch Wp) into one output plane that already holds the bias.
+// KH x KW kernel, width stride SW, unit dilation, height stride sh.
+template <int KH, int KW, int SW>
+inline __attribute__((always_inline)) void dw_plane_impl(const float* xp, int64_t Wp, const float* wk, int64_t sh,
+                                                         int64_t Ho, int64_t Wo, float* y) {
+  float w[KH * KW];
+  for (int t = 0; t < KH * KW; ++t) w[t] = wk[t];
+  for (int64_t oh = 0; oh < Ho; ++oh) {
+    const float* r = xp + oh * sh * Wp;
+    float* __restrict yr = y + oh * Wo;
+    for (int64_t ow = 0; ow < Wo; ++ow) {
+      float acc = yr[ow];
+      for (int i = 0; i < KH; ++i)
+        for (int j = 0; j < KW; ++j) acc += w[i * KW + j] * r[i * Wp + ow * SW + j];
+      yr[ow] = acc;
+    }
+  }
+}
+
+using DwFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, int64_t, float*);
+
+template <int KH, int KW, int SW>
+void dw_plane_base(const float* xp, int64_t Wp, const float* wk, int64_t sh, int64_t Ho, int64_t Wo, float* y) {
+  dw_plane_impl<KH, KW, SW>(xp, Wp, wk, sh, Ho, Wo, y);
+}
+#if defined(__x86_64__) || defined(__i386__)
+template <int KH, int KW, int SW>
+__attribute__((target("avx2,fma"))) void dw_plane_avx2(const float* xp, int64_t Wp, const float* wk, int64_t sh,
+                                                       int64_t Ho, int64_t Wo, float* y) {
+  dw_plane_impl<KH, KW, SW>(xp, Wp, wk, sh, Ho, Wo, y);
+}
+bool has_avx2() {
+  static const bool v = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return v;
+}
+#endif
+
+template <int KH, int KW, int SW>
+DwFn dw_pick() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (has_avx2()) return dw_plane_avx2<KH, KW, SW>;
+#endif
+  return dw_plane_base<KH, KW, SW>;
+}
+
+// A specialized depthwise plane kernel for this geometry, or nullptr.
+DwFn dw_kernel(int64_t kh, int64_t kw, int64_t sw) {
+  if (sw != 1 && sw != 2) return nullptr;
+  const bool s1 = sw == 1;
+  if (kh == 3 && kw == 3) return s1 ? dw_pick<3, 3, 1>() : dw_pick<3, 3, 2>();
+  if (kh == 5 && kw == 5) return s1 ? dw_pick<5, 5, 1>() : dw_pick<5, 5, 2>();
+  if (kh == 1 && kw == 3) return s1 ? dw_pick<1, 3, 1>() : dw_pick<1, 3, 2>();
+  if (kh == 1 && kw == 5) return s1 ? dw_pick<1, 5, 1>() : dw_pick<1, 5, 2>();
+  if (kh == 7 && kw == 7) return s1 ? dw_pick<7, 7, 1>() : dw_pick<7, 7, 2>();
+  return nullptr;
 }
 
 }  // namespace
@@ -174,6 +244,45 @@ void convolution_out(KernelRuntimeContext& ctx, Args args) {
   }
 
   if (!transposed) {
+    const DwFn dwk = Cig == 1 && dh == 1 && dw == 1 ? dw_kernel(kh, kw, sw) : nullptr;
+    if (dwk) {
+      // Depthwise with a specialized tap kernel over zero-padded input planes.
+      const int64_t Hp = H + 2 * ph, Wp = W + 2 * pw, HWp = Hp * Wp;
+      const bool padded = ph > 0 || pw > 0;
+      std::vector<float> pad_store;
+      const float* src = xp;
+      if (padded) {
+        float* pb = scratch_floats(ctx, N * Cin * HWp, &pad_store);
+        for (int64_t t = 0; t < N * Cin; ++t) {
+          const float* xc = xp + t * HWi;
+          float* pc = pb + t * HWp;
+          for (int64_t r = 0; r < ph * Wp; ++r) pc[r] = 0.f;
+          for (int64_t ih = 0; ih < H; ++ih) {
+            float* pr = pc + (ih + ph) * Wp;
+            for (int64_t c = 0; c < pw; ++c) pr[c] = 0.f;
+            std::memcpy(pr + pw, xc + ih * W, static_cast<size_t>(W) * sizeof(float));
+            for (int64_t c = pw + W; c < Wp; ++c) pr[c] = 0.f;
+          }
+          for (int64_t r = (H + ph) * Wp; r < HWp; ++r) pc[r] = 0.f;
+        }
+        src = pb;
+      }
+      const int64_t total = N * Cout;
+      auto body = [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          const int64_t n = t / Cout, oc = t % Cout, ic = oc / Cog;
+          dwk(src + (n * Cin + ic) * (padded ? HWp : HWi), padded ? Wp : W, wp + oc * kh * kw, sh, Ho, Wo,
+              yp + t * HWo);
+        }
+      };
+      const int64_t per = HWo * kh * kw;
+      if (total * per < 4 * kParallelGrain)
+        body(0, total);
+      else
+        ::executorch::extension::parallel_for(0, total, std::max<int64_t>(1, kParallelGrain / (per + 1)), body);
+      co.finish();
+      return;
+    }
     if (Cig == 1) {
       // Depthwise (with channel multiplier Cog): direct loops.
       const int64_t total = N * Cout;
@@ -217,15 +326,15 @@ void convolution_out(KernelRuntimeContext& ctx, Args args) {
     }
     const bool pointwise = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
     const int64_t Kdim = Cig * kh * kw;
-    std::vector<float> col;
-    if (!pointwise) col.resize(static_cast<size_t>(Kdim * HWo));
+    std::vector<float> col_store;
+    float* col = pointwise ? nullptr : scratch_floats(ctx, Kdim * HWo, &col_store);
     for (int64_t n = 0; n < N; ++n) {
       for (int64_t g = 0; g < groups; ++g) {
         const float* xg = xp + (n * Cin + g * Cig) * HWi;
         const float* B = xg;
         if (!pointwise) {
-          im2col(xg, Cig, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, col.data());
-          B = col.data();
+          im2col(xg, Cig, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, col);
+          B = col;
         }
         const float* A = wp + g * Cog * Kdim;
         float* C = yp + (n * Cout + g * Cog) * HWo;

@@ -15,6 +15,7 @@ namespace etk {
 namespace {
 
 constexpr int64_t KC = 256;
+constexpr int64_t kSmallGemm = 16384;
 
 struct GemmArgs {
   int64_t M, N, K;
@@ -150,9 +151,53 @@ inline __attribute__((always_inline)) void tile_impl(const GemmArgs& g, int64_t 
   }
 }
 
+// Small problems with unit column strides in B and C: no packing, rows of C updated by axpy over rows of B
+// (four rows of C at a time so each B row is loaded once per four FMAs).
+inline __attribute__((always_inline)) void small_impl(const GemmArgs& g) {
+  const int64_t M = g.M, N = g.N, K = g.K;
+  for (int64_t i = 0; i < M; ++i) {
+    float* __restrict c = g.C + i * g.rsc;
+    if (g.beta == 0.f) {
+      for (int64_t j = 0; j < N; ++j) c[j] = 0.f;
+    } else if (g.beta != 1.f) {
+      for (int64_t j = 0; j < N; ++j) c[j] *= g.beta;
+    }
+  }
+  int64_t i = 0;
+  for (; i + 4 <= M; i += 4) {
+    float* __restrict c0 = g.C + i * g.rsc;
+    float* __restrict c1 = c0 + g.rsc;
+    float* __restrict c2 = c1 + g.rsc;
+    float* __restrict c3 = c2 + g.rsc;
+    const float* a = g.A + i * g.rsa;
+    for (int64_t k = 0; k < K; ++k) {
+      const float a0 = g.alpha * a[k * g.csa], a1 = g.alpha * a[g.rsa + k * g.csa],
+                  a2 = g.alpha * a[2 * g.rsa + k * g.csa], a3 = g.alpha * a[3 * g.rsa + k * g.csa];
+      const float* __restrict b = g.B + k * g.rsb;
+      for (int64_t j = 0; j < N; ++j) {
+        const float bv = b[j];
+        c0[j] += a0 * bv;
+        c1[j] += a1 * bv;
+        c2[j] += a2 * bv;
+        c3[j] += a3 * bv;
+      }
+    }
+  }
+  for (; i < M; ++i) {
+    float* __restrict c = g.C + i * g.rsc;
+    const float* a = g.A + i * g.rsa;
+    for (int64_t k = 0; k < K; ++k) {
+      const float av = g.alpha * a[k * g.csa];
+      const float* __restrict b = g.B + k * g.rsb;
+      for (int64_t j = 0; j < N; ++j) c[j] += av * b[j];
+    }
+  }
+}
+
 struct Kernel {
   int mr, nr;
   void (*tile)(const GemmArgs&, int64_t, int64_t, int64_t, int64_t, float*, float*);
+  void (*small)(const GemmArgs&);
 };
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -164,7 +209,10 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const GemmArgs& g, int64_t m0
                                                    float* pa, float* pb) {
   tile_impl<v8f, 6, 2>(g, m0, mc, n0, nc, pa, pb);
 }
+__attribute__((target("avx512f,avx2,fma"))) void small_avx512(const GemmArgs& g) { small_impl(g); }
+__attribute__((target("avx2,fma"))) void small_avx2(const GemmArgs& g) { small_impl(g); }
 #endif
+void small_base(const GemmArgs& g) { small_impl(g); }
 void tile_base(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc, float* pa, float* pb) {
   tile_impl<v4f, 6, 2>(g, m0, mc, n0, nc, pa, pb);
 }
@@ -175,11 +223,11 @@ Kernel pick_kernel() {
   const std::string c = cap ? cap : "";
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
-  if (c != "avx2" && c != "baseline" && __builtin_cpu_supports("avx512f")) return Kernel{8, 32, tile_avx512};
+  if (c != "avx2" && c != "baseline" && __builtin_cpu_supports("avx512f")) return Kernel{8, 32, tile_avx512, small_avx512};
   if (c != "baseline" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    return Kernel{6, 16, tile_avx2};
+    return Kernel{6, 16, tile_avx2, small_avx2};
 #endif
-  return Kernel{6, 8, tile_base};
+  return Kernel{6, 8, tile_base, small_base};
 }
 
 const Kernel& kernel() {
@@ -219,6 +267,12 @@ void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t
     return;
   }
   const Kernel& kr = kernel();
+  // Small products with unit column strides (im2col convolutions of small layers, tiny linears): packing costs
+  // more than it saves.
+  if (csb == 1 && csc == 1 && N >= 8 && M * N * K <= kSmallGemm) {
+    kr.small(g);
+    return;
+  }
   const int64_t MR = kr.mr, NR = kr.nr;
   int64_t MC = std::min(round_up(M, MR), MR * 18);
   int64_t NC = std::min(round_up(N, NR), NR * 64);
