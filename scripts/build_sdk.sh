@@ -83,6 +83,7 @@ echo "tools, manifest and recipe ok; SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
 
 # ---- the C++ SDK
 step sdk "C++ build ($build) and install into $prefix"
+mkdir -p "$(dirname "$build")"
 if ! cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$build.configure.log" 2>&1; then
   cat "$build.configure.log" >&2
   die "configuring $build failed (output above)"
