@@ -117,9 +117,10 @@ inline float fast_expf(float x) {
   p = p * r * r + r + 1.f;
   // n sits in the low mantissa bits of t (t = 1.5 * 2^23 + n); 2^n is built as 2^(n-1) * 2 so that n = 128 does
   // not overflow the exponent field (and no float->int conversion blocks vectorization).
-  int32_t tb;
+  // Unsigned arithmetic: a NaN input gives garbage bits here (replaced below), never a signed overflow.
+  uint32_t tb;
   std::memcpy(&tb, &t, sizeof(tb));
-  const int32_t bits = (tb - 0x4B400000 + 126) << 23;
+  const uint32_t bits = (tb - 0x4B400000u + 126u) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof(scale));
   float y = p * scale * 2.f;

@@ -88,35 +88,35 @@ void flat_range(TO* o, const TI* const* in, const bool* full, int64_t b, int64_t
   if constexpr (NIN == 1) {
     const TI* a = in[0];
     if (full[0]) {
-      #pragma GCC ivdep
+      #pragma omp simd
       for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(a[i]));
     } else {
       const TO v = static_cast<TO>(f(a[0]));
-      #pragma GCC ivdep
+      #pragma omp simd
       for (int64_t i = b; i < e; ++i) o[i] = v;
     }
   } else if constexpr (NIN == 2) {
     const TI* a = in[0];
     const TI* c = in[1];
     if (full[0] && full[1]) {
-      #pragma GCC ivdep
+      #pragma omp simd
       for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(a[i], c[i]));
     } else if (full[0]) {
       const TI cv = c[0];
-      #pragma GCC ivdep
+      #pragma omp simd
       for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(a[i], cv));
     } else if (full[1]) {
       const TI av = a[0];
-      #pragma GCC ivdep
+      #pragma omp simd
       for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(av, c[i]));
     } else {
       const TO v = static_cast<TO>(f(a[0], c[0]));
-      #pragma GCC ivdep
+      #pragma omp simd
       for (int64_t i = b; i < e; ++i) o[i] = v;
     }
   } else {
     const int64_t s0 = full[0], s1 = full[1], s2 = full[2];
-    #pragma GCC ivdep
+    #pragma omp simd
     for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(in[0][i * s0], in[1][i * s1], in[2][i * s2]));
   }
 }

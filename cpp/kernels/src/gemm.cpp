@@ -269,7 +269,7 @@ void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t
   const Kernel& kr = kernel();
   // Small products with unit column strides (im2col convolutions of small layers, tiny linears): packing costs
   // more than it saves.
-  if (csb == 1 && csc == 1 && N >= 8 && M * N * K <= kSmallGemm) {
+  if (csb == 1 && csc == 1 && M * N * K <= kSmallGemm) {
     kr.small(g);
     return;
   }
