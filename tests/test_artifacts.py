@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from conftest import REPO
+from et_common import REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
 import check_artifacts

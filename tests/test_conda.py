@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import tomllib
 
-from conftest import FIXTURES, REPO
+from et_common import FIXTURES, REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
 import build_conda

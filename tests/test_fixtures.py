@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import MANIFEST, REPO, Case, fixture_cases
+from et_common import MANIFEST, REPO, Case, fixture_cases
 
 PORTABLE = fixture_cases("portable")
 XNNPACK = [c for c in fixture_cases("xnnpack") if c.index == 0]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from et_common import REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
 import build_conda

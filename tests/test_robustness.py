@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, MANIFEST, REPO
+from et_common import FIXTURES, MANIFEST, REPO
 
 # LeakSanitizer's tracer crashes in this sandbox when the pool's worker threads are alive at exit (seen with
 # the mobilenet fixture), so leak checking runs in the unit tests only (LEAK_ENV); memory errors and undefined

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import FIXTURES, REPO
+from et_common import FIXTURES, REPO
 
 
 def build_app(sdk: Path, tmp_path: Path, *, extra: list[str] | None = None) -> Path:
@@ -95,7 +95,7 @@ def test_missing_component_fails_configure(sdk: Path, tmp_path: Path) -> None:
     src.mkdir()
     (src / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.24)\nproject(p CXX)\n"
-        "find_package(executorch REQUIRED COMPONENTS kernels xnnpack)\n"
+        "find_package(executorch REQUIRED COMPONENTS kernels cuda)\n"
     )
     proc = subprocess.run(
         ["cmake", "-S", str(src), "-B", str(tmp_path / "b"), f"-DCMAKE_PREFIX_PATH={sdk}"],
@@ -103,7 +103,7 @@ def test_missing_component_fails_configure(sdk: Path, tmp_path: Path) -> None:
         text=True,
     )
     assert proc.returncode != 0
-    assert "xnnpack" in proc.stderr and "executorch-xnnpack" in proc.stderr, proc.stderr
+    assert "'cuda' is not installed" in proc.stderr and "executorch-cuda" in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize(("version", "ok"), [("0.1", True), ("0.1.0", True), ("1.0", False), ("0.2", False)])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, REPO
+from et_common import FIXTURES, REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
 import check_artifacts
@@ -139,7 +139,8 @@ def test_sdk_helpers(venv: Path) -> None:
 def test_wheel_layout_and_hygiene(venv: Path) -> None:
     pkg = site_executorch(venv)
     libs = sorted(p.name for p in (pkg / "lib").glob("*.so*"))
-    assert libs == ["libexecutorch.so.0.1", "libexecutorch_kernels.so.0.1", "libexecutorch_threadpool.so.0.1"], libs
+    expected = ["libexecutorch.so.0.1", "libexecutorch_kernels.so.0.1", "libexecutorch_threadpool.so.0.1"]
+    assert libs == [*expected, "libexecutorch_xnnpack.so.0.1"], libs
     (ext,) = pkg.glob("_C*.so")
     dyn = check_artifacts.dynamic_entries(ext)
     assert dyn["RUNPATH"] == ["$ORIGIN/lib"], dyn

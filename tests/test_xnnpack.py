@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import FIXTURES, MANIFEST, Case, fixture_cases
+from et_common import FIXTURES, MANIFEST, Case, fixture_cases
 
 XNNPACK = fixture_cases("xnnpack")
 XNNPACK_FIXTURES = [fx["name"] for fx in MANIFEST["fixtures"] if "xnnpack" in fx["files"]]
