@@ -29,7 +29,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build_conda
-
 import check_artifacts
 
 REPO = build_conda.REPO
