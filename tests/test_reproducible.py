@@ -55,6 +55,12 @@ def builder_output() -> dict | None:
     condas = {p.name: p for p in (REPO / "dist" / "conda-channel").glob("*/*.conda")}
     if len(wheels) != 1 or not condas:
         return None
+    try:  # the builder records the commit it built; an older dist/ does not stand for HEAD
+        report = json.loads((REPO / "dist" / "report.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if report.get("commit") != COMMIT or not report.get("ok"):
+        return None
     return {"src": REPO, "wheel": wheels[0], "conda": condas, "wheel_s": 0.0, "conda_s": 0.0}
 
 
