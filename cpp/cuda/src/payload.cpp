@@ -1,0 +1,2 @@
+// CudaBackend payload reader (skeleton).
+namespace etcuda {}
