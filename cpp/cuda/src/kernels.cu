@@ -1,4 +1,247 @@
-// CudaBackend device kernels (skeleton).
+// CudaBackend's device kernels: few templates over small functors, so the multi-architecture build stays short.
+// Every kernel uses a grid-stride loop over 64-bit indices (any size runs with a bounded grid) or one block per
+// row for the reductions (softmax, layer norm), with a power-of-two block and a shared-memory tree reduction.
+#include <cuda_runtime.h>
+
+#include <math.h>
+
+#include "kernels.h"
+
 namespace etcuda {
-__global__ void noop_kernel(float* p) { if (p) p[0] = p[0]; }
+namespace {
+
+constexpr int kThreads = 256;  // a power of two (the reductions rely on it)
+constexpr int64_t kMaxBlocks = 65535;
+
+unsigned grid_for(int64_t n) {
+  int64_t b = (n + kThreads - 1) / kThreads;
+  if (b > kMaxBlocks) b = kMaxBlocks;
+  if (b < 1) b = 1;
+  return static_cast<unsigned>(b);
+}
+
+// ---- elementwise binary with broadcasting ---------------------------------------------------------------------
+
+struct AddF {
+  __device__ float operator()(float a, float b, float alpha) const { return a + alpha * b; }
+};
+struct SubF {
+  __device__ float operator()(float a, float b, float alpha) const { return a - alpha * b; }
+};
+struct MulF {
+  __device__ float operator()(float a, float b, float) const { return a * b; }
+};
+struct DivF {
+  __device__ float operator()(float a, float b, float) const { return a / b; }
+};
+
+template <typename F>
+__global__ void binary_kernel(float* out, const float* a, const float* b, bool b_is_scalar, float scalar,
+                              float alpha, BinaryDesc d, F f) {
+  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < d.n; idx += step) {
+    int64_t rem = idx, oa = 0, ob = 0;
+    for (int k = d.ndim - 1; k >= 0; --k) {
+      const int64_t c = rem % d.size[k];
+      rem /= d.size[k];
+      oa += c * d.a_stride[k];
+      ob += c * d.b_stride[k];
+    }
+    out[idx] = f(a[oa], b_is_scalar ? scalar : b[ob], alpha);
+  }
+}
+
+template <typename F>
+cudaError_t run_binary(F f, float alpha, float* out, const float* a, const float* b, bool b_is_scalar, float scalar,
+                       const BinaryDesc& d, cudaStream_t stream) {
+  binary_kernel<F><<<grid_for(d.n), kThreads, 0, stream>>>(out, a, b, b_is_scalar, scalar, alpha, d, f);
+  return cudaGetLastError();
+}
+
+// ---- elementwise unary --------------------------------------------------------------------------------------------
+
+struct ReluF {
+  __device__ float operator()(float x, float, float) const { return x < 0.f ? 0.f : x; }
+};
+struct GeluErfF {
+  __device__ float operator()(float x, float, float) const { return 0.5f * x * (1.f + erff(x * 0.70710678118654752f)); }
+};
+struct GeluTanhF {
+  __device__ float operator()(float x, float, float) const {
+    return 0.5f * x * (1.f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+  }
+};
+struct SigmoidF {
+  __device__ float operator()(float x, float, float) const { return 1.f / (1.f + expf(-x)); }
+};
+struct TanhF {
+  __device__ float operator()(float x, float, float) const { return tanhf(x); }
+};
+struct ClampF {
+  __device__ float operator()(float x, float lo, float hi) const {
+    float r = x;  // comparisons with NaN are false: NaN stays NaN
+    if (r < lo) r = lo;
+    if (r > hi) r = hi;
+    return r;
+  }
+};
+
+template <typename F>
+__global__ void unary_kernel(float* out, const float* in, int64_t n, float lo, float hi, F f) {
+  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
+    out[i] = f(in[i], lo, hi);
+  }
+}
+
+template <typename F>
+cudaError_t run_unary(F f, float lo, float hi, float* out, const float* in, int64_t n, cudaStream_t stream) {
+  unary_kernel<F><<<grid_for(n), kThreads, 0, stream>>>(out, in, n, lo, hi, f);
+  return cudaGetLastError();
+}
+
+// ---- block reductions (blockDim.x == kThreads) -------------------------------------------------------------------
+
+__device__ float block_sum(float v, float* red) {
+  red[threadIdx.x] = v;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) red[threadIdx.x] += red[threadIdx.x + s];
+    __syncthreads();
+  }
+  const float r = red[0];
+  __syncthreads();  // red is reused by the next reduction
+  return r;
+}
+
+__device__ float block_max(float v, float* red) {
+  red[threadIdx.x] = v;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) red[threadIdx.x] = fmaxf(red[threadIdx.x], red[threadIdx.x + s]);
+    __syncthreads();
+  }
+  const float r = red[0];
+  __syncthreads();
+  return r;
+}
+
+// One block per row (o, i) of a contiguous [outer, len, inner] tensor; element k of the row is at
+// (o * len + k) * inner + i.
+__global__ void softmax_kernel(float* out, const float* in, int64_t len, int64_t inner, bool log) {
+  __shared__ float red[kThreads];
+  const int64_t row = blockIdx.x;
+  const int64_t o = row / inner, i = row % inner;
+  const float* x = in + o * len * inner + i;
+  float* y = out + o * len * inner + i;
+  float m = -INFINITY;
+  for (int64_t k = threadIdx.x; k < len; k += blockDim.x) m = fmaxf(m, x[k * inner]);
+  m = block_max(m, red);
+  float s = 0.f;
+  for (int64_t k = threadIdx.x; k < len; k += blockDim.x) s += expf(x[k * inner] - m);
+  s = block_sum(s, red);
+  if (log) {
+    const float ls = logf(s);
+    for (int64_t k = threadIdx.x; k < len; k += blockDim.x) y[k * inner] = x[k * inner] - m - ls;
+  } else {
+    for (int64_t k = threadIdx.x; k < len; k += blockDim.x) y[k * inner] = expf(x[k * inner] - m) / s;
+  }
+}
+
+// One block per row of `cols` elements; two passes (mean, then the centred sum of squares) for accuracy.
+__global__ void layer_norm_kernel(float* out, float* mean, float* rstd, const float* in, const float* w,
+                                  const float* b, int64_t cols, float eps) {
+  __shared__ float red[kThreads];
+  const int64_t row = blockIdx.x;
+  const float* x = in + row * cols;
+  float* y = out + row * cols;
+  float s = 0.f;
+  for (int64_t k = threadIdx.x; k < cols; k += blockDim.x) s += x[k];
+  const float mu = block_sum(s, red) / static_cast<float>(cols);
+  float q = 0.f;
+  for (int64_t k = threadIdx.x; k < cols; k += blockDim.x) {
+    const float c = x[k] - mu;
+    q += c * c;
+  }
+  const float var = block_sum(q, red) / static_cast<float>(cols);
+  const float r = rsqrtf(var + eps);
+  for (int64_t k = threadIdx.x; k < cols; k += blockDim.x) {
+    float v = (x[k] - mu) * r;
+    if (w != nullptr) v *= w[k];
+    if (b != nullptr) v += b[k];
+    y[k] = v;
+  }
+  if (threadIdx.x == 0) {
+    mean[row] = mu;
+    rstd[row] = r;
+  }
+}
+
+// ---- strided copy ----------------------------------------------------------------------------------------------
+
+__global__ void copy_kernel(float* dst, const float* src, CopyDesc d) {
+  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < d.n; idx += step) {
+    int64_t rem = idx, os = 0, od = 0;
+    for (int k = d.ndim - 1; k >= 0; --k) {
+      const int64_t c = rem % d.size[k];
+      rem /= d.size[k];
+      os += c * d.src_stride[k];
+      od += c * d.dst_stride[k];
+    }
+    dst[od] = src[os];
+  }
+}
+
+}  // namespace
+
+cudaError_t launch_binary(BinaryOp op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar,
+                          float scalar, const BinaryDesc& d, cudaStream_t stream) {
+  if (d.n <= 0) return cudaSuccess;
+  switch (op) {
+    case BinaryOp::Add: return run_binary(AddF{}, alpha, out, a, b, b_is_scalar, scalar, d, stream);
+    case BinaryOp::Sub: return run_binary(SubF{}, alpha, out, a, b, b_is_scalar, scalar, d, stream);
+    case BinaryOp::Mul: return run_binary(MulF{}, alpha, out, a, b, b_is_scalar, scalar, d, stream);
+    case BinaryOp::Div: return run_binary(DivF{}, alpha, out, a, b, b_is_scalar, scalar, d, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_unary(UnaryOp op, float lo, float hi, float* out, const float* in, int64_t n,
+                         cudaStream_t stream) {
+  if (n <= 0) return cudaSuccess;
+  switch (op) {
+    case UnaryOp::Relu: return run_unary(ReluF{}, lo, hi, out, in, n, stream);
+    case UnaryOp::GeluErf: return run_unary(GeluErfF{}, lo, hi, out, in, n, stream);
+    case UnaryOp::GeluTanh: return run_unary(GeluTanhF{}, lo, hi, out, in, n, stream);
+    case UnaryOp::Sigmoid: return run_unary(SigmoidF{}, lo, hi, out, in, n, stream);
+    case UnaryOp::Tanh: return run_unary(TanhF{}, lo, hi, out, in, n, stream);
+    case UnaryOp::Clamp: return run_unary(ClampF{}, lo, hi, out, in, n, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_softmax(float* out, const float* in, int64_t outer, int64_t len, int64_t inner, bool log,
+                           cudaStream_t stream) {
+  const int64_t rows = outer * inner;
+  if (rows <= 0 || len <= 0) return cudaSuccess;
+  if (rows > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  softmax_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(out, in, len, inner, log);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_layer_norm(float* out, float* mean, float* rstd, const float* in, const float* w, const float* b,
+                              int64_t rows, int64_t cols, float eps, cudaStream_t stream) {
+  if (rows <= 0) return cudaSuccess;
+  if (rows > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  layer_norm_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(out, mean, rstd, in, w, b, cols, eps);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_copy(float* dst, const float* src, const CopyDesc& d, cudaStream_t stream) {
+  if (d.n <= 0) return cudaSuccess;
+  copy_kernel<<<grid_for(d.n), kThreads, 0, stream>>>(dst, src, d);
+  return cudaGetLastError();
+}
+
 }  // namespace etcuda

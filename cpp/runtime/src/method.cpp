@@ -249,8 +249,11 @@ Error MethodState::init_delegates() {
                     "component of this SDK; load the library that provides it with load_library()", name, id);
       }
     }
+    clear_last_error();  // a backend may record why it is not available (e.g. "no CUDA device: ...")
     if (!backend->is_available()) {
-      return fail(Error::NotFound, "backend %s is registered but not available on this machine", id);
+      const std::string why = last_error_message();
+      return fail(Error::NotFound, "backend %s is registered but not available on this machine%s%s", id,
+                  why.empty() ? "" : ": ", why.c_str());
     }
     FreeableBuffer processed;
     const auto* ref = d->processed();

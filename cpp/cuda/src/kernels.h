@@ -1,0 +1,30 @@
+// Launchers of CudaBackend's device kernels (kernels.cu). All tensors are dense fp32 device buffers; every
+// launcher enqueues on `stream` and returns the launch error (cudaSuccess when nothing needed launching).
+#pragma once
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "descs.h"
+
+namespace etcuda {
+
+enum class BinaryOp : int { Add, Sub, Mul, Div };  // Add: a + alpha*b, Sub: a - alpha*b
+enum class UnaryOp : int { Relu, GeluErf, GeluTanh, Sigmoid, Tanh, Clamp };
+
+// out (contiguous, d.size) = op(a, b) with a and b read through d's strides; b_is_scalar: b is `scalar`.
+cudaError_t launch_binary(BinaryOp op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar,
+                          float scalar, const BinaryDesc& d, cudaStream_t stream);
+// out[i] = op(in[i]) for i < n (Clamp: min(max(x, lo), hi), NaN stays NaN). out may equal in.
+cudaError_t launch_unary(UnaryOp op, float lo, float hi, float* out, const float* in, int64_t n,
+                         cudaStream_t stream);
+// Softmax over the middle dim of a contiguous [outer, len, inner] tensor.
+cudaError_t launch_softmax(float* out, const float* in, int64_t outer, int64_t len, int64_t inner, bool log,
+                           cudaStream_t stream);
+// Layer norm over rows of `cols` elements: out = (x - mean) * rstd * w + b; mean/rstd per row. w, b may be null.
+cudaError_t launch_layer_norm(float* out, float* mean, float* rstd, const float* in, const float* w, const float* b,
+                              int64_t rows, int64_t cols, float eps, cudaStream_t stream);
+// dst[sum i*dst_stride] = src[sum i*src_stride] over d.size.
+cudaError_t launch_copy(float* dst, const float* src, const CopyDesc& d, cudaStream_t stream);
+
+}  // namespace etcuda
