@@ -2,9 +2,8 @@
 // The delegate's in-memory form of one XNNPACK payload: values (tensors) and nodes, resolved to dense indices
 // and checked once at init, plus the per-call state of the interpreter.
 //
-// Phase 1 runs every node with the delegate's own fp32 kernels (interpreter.cpp). The graph is kept as a flat,
-// topologically ordered node list whose values carry their own shapes per call, so a later phase can hand a
-// contiguous node range to the XNNPACK subgraph API instead (see docs/xnnpack.md).
+// Every node runs on the delegate's own fp32 NHWC kernels (interpreter.cpp); the heavy ones on the GEMM shared
+// with libexecutorch_kernels (cpp/kernels/gemm), with weights packed once at init (see docs/xnnpack.md).
 #include <cmath>
 #include <cstdint>
 #include <mutex>
@@ -17,6 +16,7 @@
 #include <executorch/runtime/core/span.h>
 #include <executorch/runtime/core/evalue.h>
 
+#include "gemm.h"
 #include "xnnpack_generated.h"
 
 namespace etxnn {
@@ -67,7 +67,8 @@ struct Node {
   float alpha = 0.f;
   uint32_t new_h = 0, new_w = 0;
   std::vector<uint32_t> v1, v2;  // perm / new_shape / offsets / pre_paddings ; sizes / post_paddings
-  std::vector<float> packed;     // weights repacked at init (constant filters)
+  std::vector<etk::PackedB> packed;  // weights (+ bias) packed at init, one per group (constant filter and bias)
+  std::vector<float> scratch;        // per-call work buffer (transposed convolution columns)
 };
 
 struct Graph {

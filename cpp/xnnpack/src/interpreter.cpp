@@ -311,56 +311,135 @@ void binary(const Shape& sa, const float* a, const Shape& sb, const float* b, co
   }
 }
 
-// Packs an OHWI filter [groups*goc, kh, kw, gic] as [g][ky][kx][ic][oc] (oc contiguous).
-void pack_conv(const Node& n, const float* w, std::vector<float>* p) {
-  const size_t goc = n.goc, gic = n.gic, taps = size_t{n.kh} * n.kw;
-  p->resize(size_t{n.groups} * taps * gic * goc);
-  for (size_t g = 0; g < n.groups; ++g)
-    for (size_t o = 0; o < goc; ++o)
-      for (size_t t = 0; t < taps; ++t)
-        for (size_t i = 0; i < gic; ++i)
-          (*p)[((g * taps + t) * gic + i) * goc + o] = w[((g * goc + o) * taps + t) * gic + i];
+// ---- fully connected and convolutions on the shared GEMM (cpp/kernels/gemm)
+
+// Zeros that padding taps point at (segments of up to kZeroLen floats; wider groups use the im2col rows).
+constexpr int64_t kZeroLen = 4096;
+alignas(64) const float kZeros[kZeroLen] = {};
+
+// Packs the weights (and bias) of a FullyConnected, Conv2d or ConvTranspose2d node: one PackedB per group.
+//   FullyConnected: B = W^T ([in, out]); Conv2d: B_g[(ky, kx, ic)][oc] from the OHWI filter;
+//   ConvTranspose2d: B_g[ic][(ky, kx, oc)] (its bias is added after the scatter, not here).
+void pack_node(const Node& n, const Shape& ws, const float* w, const float* bias, std::vector<etk::PackedB>* out) {
+  if (n.kind == NodeKind::FullyConnected) {
+    out->resize(1);
+    if (n.flags & kFlagTransposeWeights) {
+      etk::pack_b(ws[0], ws[1], w, ws[1], 1, bias, &(*out)[0]);
+    } else {
+      etk::pack_b(ws[1], ws[0], w, 1, ws[1], bias, &(*out)[0]);
+    }
+    return;
+  }
+  const int64_t G = n.groups, gic = n.gic, goc = n.goc, T = int64_t{n.kh} * n.kw;
+  out->resize(static_cast<size_t>(G));
+  if (n.kind == NodeKind::Conv2d) {
+    const int64_t K = T * gic;
+    for (int64_t g = 0; g < G; ++g)
+      etk::pack_b(K, goc, w + g * goc * K, 1, K, bias ? bias + g * goc : nullptr, &(*out)[static_cast<size_t>(g)]);
+    return;
+  }
+  std::vector<float> dense(static_cast<size_t>(gic * T * goc));
+  for (int64_t g = 0; g < G; ++g) {
+    for (int64_t o = 0; o < goc; ++o)
+      for (int64_t t = 0; t < T; ++t)
+        for (int64_t i = 0; i < gic; ++i) dense[(i * T + t) * goc + o] = w[((g * goc + o) * T + t) * gic + i];
+    etk::pack_b(gic, T * goc, dense.data(), T * goc, 1, nullptr, &(*out)[static_cast<size_t>(g)]);
+  }
 }
 
-void conv2d(const Node& n, const Shape& si, const float* x, const float* packed, const float* bias, const Shape& so,
+// The node's packed weights: packed at init when filter and bias are constants, else now (into `tmp`).
+const std::vector<etk::PackedB>& weights_of(const Graph& g, const Node& n, std::vector<etk::PackedB>* tmp) {
+  if (!n.packed.empty()) return n.packed;
+  pack_node(n, g.shapes[n.filter], g.ptrs[n.filter], n.bias >= 0 ? g.ptrs[n.bias] : nullptr, tmp);
+  return *tmp;
+}
+
+bool packs_at_init(const Graph& g, const Node& n) {
+  if (n.kind != NodeKind::FullyConnected && n.kind != NodeKind::Conv2d && n.kind != NodeKind::ConvTranspose2d)
+    return false;
+  return g.values[n.filter].data != nullptr && (n.bias < 0 || g.values[n.bias].data != nullptr);
+}
+
+// Rows of the implicit im2col matrix of a convolution: row m = output pixel, segment t = filter tap (ky, kx),
+// pointing at the tap's gic input channels of group g (or at zeros outside the input).
+struct ConvRows {
+  const float* x;
+  int64_t H, W, C, OH, OW, KH, KW, sh, sw, dh, dw, pad_t, pad_l, coff, gic;
+};
+
+inline const float* tap(const ConvRows& r, int64_t b, int64_t oy, int64_t ox, int64_t ky, int64_t kx) {
+  const int64_t iy = oy * r.sh + ky * r.dh - r.pad_t, ix = ox * r.sw + kx * r.dw - r.pad_l;
+  if (iy < 0 || iy >= r.H || ix < 0 || ix >= r.W) return nullptr;
+  return r.x + ((b * r.H + iy) * r.W + ix) * r.C + r.coff;
+}
+
+void conv_segments(const void* ctx, int64_t m0, int64_t mr, const float** ptrs) {
+  const ConvRows& r = *static_cast<const ConvRows*>(ctx);
+  const int64_t T = r.KH * r.KW, P = r.OH * r.OW;
+  for (int64_t i = 0; i < mr; ++i) {
+    const int64_t m = m0 + i, b = m / P, oy = (m % P) / r.OW, ox = m % r.OW;
+    for (int64_t ky = 0; ky < r.KH; ++ky)
+      for (int64_t kx = 0; kx < r.KW; ++kx) {
+        const float* p = tap(r, b, oy, ox, ky, kx);
+        ptrs[i * T + ky * r.KW + kx] = p ? p : kZeros;
+      }
+  }
+}
+
+// Few input channels per group (or more than kZeroLen): copy the rows (im2col) into a per-thread buffer.
+void conv_im2col(const void* ctx, int64_t m0, int64_t mr, const float** ptrs) {
+  const ConvRows& r = *static_cast<const ConvRows*>(ctx);
+  const int64_t K = r.KH * r.KW * r.gic, P = r.OH * r.OW;
+  thread_local std::vector<float> buf;
+  if (buf.size() < static_cast<size_t>(mr * K)) buf.resize(static_cast<size_t>(mr * K));
+  for (int64_t i = 0; i < mr; ++i) {
+    const int64_t m = m0 + i, b = m / P, oy = (m % P) / r.OW, ox = m % r.OW;
+    float* row = buf.data() + i * K;
+    for (int64_t ky = 0; ky < r.KH; ++ky)
+      for (int64_t kx = 0; kx < r.KW; ++kx) {
+        const float* p = tap(r, b, oy, ox, ky, kx);
+        float* d = row + (ky * r.KW + kx) * r.gic;
+        if (p) {
+          std::memcpy(d, p, static_cast<size_t>(r.gic) * sizeof(float));
+        } else {
+          std::memset(d, 0, static_cast<size_t>(r.gic) * sizeof(float));
+        }
+      }
+    ptrs[i] = row;
+  }
+}
+
+void conv2d(const Node& n, const Shape& si, const float* x, const std::vector<etk::PackedB>& w, const Shape& so,
             float* y) {
   const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2], OC = so[3];
-  const int64_t gic = n.gic, goc = n.goc, G = n.groups, KH = n.kh, KW = n.kw;
-  parallel_rows(N * OH, OW * KH * KW * C * goc, [&](int64_t b, int64_t e) {
-    for (int64_t row = b; row < e; ++row) {
-      const int64_t b0 = row / OH, oy = row % OH;
-      for (int64_t ox = 0; ox < OW; ++ox) {
-        float* acc = y + ((b0 * OH + oy) * OW + ox) * OC;
-        for (int64_t o = 0; o < OC; ++o) acc[o] = bias ? bias[o] : 0.f;
-        for (int64_t ky = 0; ky < KH; ++ky) {
-          const int64_t iy = oy * n.sh + ky * n.dh - n.pad_t;
-          if (iy < 0 || iy >= H) continue;
-          for (int64_t kx = 0; kx < KW; ++kx) {
-            const int64_t ix = ox * n.sw + kx * n.dw - n.pad_l;
-            if (ix < 0 || ix >= W) continue;
-            const float* px = x + ((b0 * H + iy) * W + ix) * C;
-            for (int64_t g = 0; g < G; ++g) {
-              const float* wg = packed + ((g * KH + ky) * KW + kx) * gic * goc;
-              float* ag = acc + g * goc;
-              const float* pg = px + g * gic;
-              for (int64_t i = 0; i < gic; ++i) {
-                const float v = pg[i];
-                const float* wr = wg + i * goc;
-                for (int64_t o = 0; o < goc; ++o) ag[o] += v * wr[o];
-              }
-            }
-          }
-        }
-        for (int64_t o = 0; o < OC; ++o) acc[o] = clampf(acc[o], n.out_min, n.out_max);
-      }
+  const int64_t gic = n.gic, goc = n.goc, G = n.groups, KH = n.kh, KW = n.kw, M = N * OH * OW;
+  const bool pointwise = KH == 1 && KW == 1 && n.sh == 1 && n.sw == 1 && n.pad_t == 0 && n.pad_l == 0 &&
+                         n.pad_b == 0 && n.pad_r == 0;
+  for (int64_t g = 0; g < G; ++g) {
+    const etk::PackedB& B = w[static_cast<size_t>(g)];
+    float* yg = y + g * goc;
+    if (pointwise) {  // a plain GEMM over the NHWC pixels
+      etk::gemm_packed(M, x + g * gic, C, B, yg, OC, n.out_min, n.out_max);
+      continue;
     }
-  });
+    const ConvRows r{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, g * gic, gic};
+    if (gic < 4 || gic > kZeroLen) {
+      etk::igemm(M, 1, KH * KW * gic, conv_im2col, &r, B, yg, OC, n.out_min, n.out_max);
+    } else {
+      etk::igemm(M, KH * KW, gic, conv_segments, &r, B, yg, OC, n.out_min, n.out_max);
+    }
+  }
 }
 
 void depthwise(const Node& n, const Shape& si, const float* x, const float* w, const float* bias, const Shape& so,
                float* y) {
   const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2], OC = so[3];
   const int64_t mult = OC / C, KH = n.kh, KW = n.kw;
+  if (mult == 1) {
+    const etk::DwParams p{N, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l};
+    etk::dwconv_nhwc(p, x, w, bias, y, n.out_min, n.out_max);
+    return;
+  }
   parallel_rows(N * OH, OW * KH * KW * OC, [&](int64_t b, int64_t e) {
     for (int64_t row = b; row < e; ++row) {
       const int64_t b0 = row / OH, oy = row % OH;
@@ -375,11 +454,7 @@ void depthwise(const Node& n, const Shape& si, const float* x, const float* w, c
             if (ix < 0 || ix >= W) continue;
             const float* px = x + ((b0 * H + iy) * W + ix) * C;
             const float* wt = w + (ky * KW + kx) * OC;
-            if (mult == 1) {
-              for (int64_t o = 0; o < OC; ++o) acc[o] += px[o] * wt[o];
-            } else {
-              for (int64_t o = 0; o < OC; ++o) acc[o] += px[o / mult] * wt[o];
-            }
+            for (int64_t o = 0; o < OC; ++o) acc[o] += px[o / mult] * wt[o];
           }
         }
         for (int64_t o = 0; o < OC; ++o) acc[o] = clampf(acc[o], n.out_min, n.out_max);
@@ -388,64 +463,39 @@ void depthwise(const Node& n, const Shape& si, const float* x, const float* w, c
   });
 }
 
-void deconv2d(const Node& n, const Shape& si, const float* x, const float* packed, const float* bias, const Shape& so,
-              float* y) {
+// Transposed convolution: per group a GEMM of the input pixels with B_g[ic][(ky, kx, oc)], then the products are
+// scattered (added) to their output pixels, which start at the bias; the clamp comes last.
+void deconv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::PackedB>& w, const float* bias,
+              const Shape& so, float* y) {
   const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2], OC = so[3];
-  const int64_t gic = n.gic, goc = n.goc, G = n.groups, KH = n.kh, KW = n.kw, SH = n.sh, SW = n.sw;
-  parallel_rows(N * OH, OW * KH * KW * C * goc / std::max<int64_t>(1, SH * SW), [&](int64_t b, int64_t e) {
-    for (int64_t row = b; row < e; ++row) {
-      const int64_t b0 = row / OH, oy = row % OH;
-      for (int64_t ox = 0; ox < OW; ++ox) {
-        float* acc = y + ((b0 * OH + oy) * OW + ox) * OC;
-        for (int64_t o = 0; o < OC; ++o) acc[o] = bias ? bias[o] : 0.f;
-        for (int64_t ky = 0; ky < KH; ++ky) {
-          const int64_t ty = oy + n.pad_t - ky * n.dh;
-          if (ty < 0 || ty % SH != 0 || ty / SH >= H) continue;
-          const int64_t iy = ty / SH;
-          for (int64_t kx = 0; kx < KW; ++kx) {
-            const int64_t tx = ox + n.pad_l - kx * n.dw;
-            if (tx < 0 || tx % SW != 0 || tx / SW >= W) continue;
-            const int64_t ix = tx / SW;
-            const float* px = x + ((b0 * H + iy) * W + ix) * C;
-            for (int64_t g = 0; g < G; ++g) {
-              const float* wg = packed + ((g * KH + ky) * KW + kx) * gic * goc;
-              float* ag = acc + g * goc;
-              const float* pg = px + g * gic;
-              for (int64_t i = 0; i < gic; ++i) {
-                const float v = pg[i];
-                const float* wr = wg + i * goc;
-                for (int64_t o = 0; o < goc; ++o) ag[o] += v * wr[o];
-              }
-            }
-          }
+  const int64_t gic = n.gic, goc = n.goc, G = n.groups, KH = n.kh, KW = n.kw, T = KH * KW, M = N * H * W;
+  const int64_t pixels = N * OH * OW;
+  for (int64_t p = 0; p < pixels; ++p) {
+    float* o = y + p * OC;
+    for (int64_t c = 0; c < OC; ++c) o[c] = bias ? bias[c] : 0.f;
+  }
+  std::vector<float>& cols = n.scratch;
+  if (cols.size() < static_cast<size_t>(M * T * goc)) cols.resize(static_cast<size_t>(M * T * goc));
+  for (int64_t g = 0; g < G; ++g) {
+    etk::gemm_packed(M, x + g * gic, C, w[static_cast<size_t>(g)], cols.data(), T * goc, -INFINITY, INFINITY);
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t b = m / (H * W), iy = (m / W) % H, ix = m % W;
+      for (int64_t ky = 0; ky < KH; ++ky) {
+        const int64_t oy = iy * n.sh + ky * n.dh - n.pad_t;
+        if (oy < 0 || oy >= OH) continue;
+        for (int64_t kx = 0; kx < KW; ++kx) {
+          const int64_t ox = ix * n.sw + kx * n.dw - n.pad_l;
+          if (ox < 0 || ox >= OW) continue;
+          float* o = y + ((b * OH + oy) * OW + ox) * OC + g * goc;
+          const float* s = cols.data() + (m * T + ky * KW + kx) * goc;
+          for (int64_t c = 0; c < goc; ++c) o[c] += s[c];
         }
-        for (int64_t o = 0; o < OC; ++o) acc[o] = clampf(acc[o], n.out_min, n.out_max);
       }
     }
-  });
-}
-
-// y[m][n] = sum_k x[m][k] * wt[k][n] (+ bias), wt packed [K][N].
-void gemm_kn(int64_t M, int64_t K, int64_t N, const float* x, const float* wt, const float* bias, float* y, float lo,
-             float hi) {
-  parallel_rows(M, K * N, [&](int64_t b, int64_t e) {
-    for (int64_t m = b; m < e; ++m) {
-      float* out = y + m * N;
-      for (int64_t j = 0; j < N; ++j) out[j] = bias ? bias[j] : 0.f;
-      const float* xr = x + m * K;
-      for (int64_t k = 0; k < K; ++k) {
-        const float v = xr[k];
-        const float* wr = wt + k * N;
-        for (int64_t j = 0; j < N; ++j) out[j] += v * wr[j];
-      }
-      for (int64_t j = 0; j < N; ++j) out[j] = clampf(out[j], lo, hi);
-    }
-  });
-}
-
-void transpose_2d(const float* w, int64_t rows, int64_t cols, float* t) {
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) t[c * rows + r] = w[r * cols + c];
+  }
+  if (n.out_min > -INFINITY || n.out_max < INFINITY) {
+    for (int64_t i = 0; i < pixels * OC; ++i) y[i] = clampf(y[i], n.out_min, n.out_max);
+  }
 }
 
 void pool(const Node& n, const Shape& si, const float* x, const Shape& so, float* y) {
@@ -576,30 +626,25 @@ void bmm(const Node& n, const Shape& sa, const float* a, const Shape& sb, const 
     }
     return off * mat;
   };
-  parallel_rows(batches * M, K * N, [&](int64_t beg, int64_t end) {
-    for (int64_t row = beg; row < end; ++row) {
-      const int64_t bi = row / M, m = row % M;
-      const float* pa = a + offset(bi, sa, ra, M * K) + m * K;
-      const float* pb = b + offset(bi, sb, rb, K * N);
-      float* out = y + (bi * M + m) * N;
-      if (tr) {
-        for (int64_t j = 0; j < N; ++j) {
-          float s = 0.f;
-          const float* br = pb + j * K;
-          for (int64_t k = 0; k < K; ++k) s += pa[k] * br[k];
-          out[j] = s;
-        }
-      } else {
-        for (int64_t j = 0; j < N; ++j) out[j] = 0.f;
-        for (int64_t k = 0; k < K; ++k) {
-          const float v = pa[k];
-          const float* br = pb + k * N;
-          for (int64_t j = 0; j < N; ++j) out[j] += v * br[j];
-        }
-      }
-      for (int64_t j = 0; j < N; ++j) out[j] = clampf(out[j], n.out_min, n.out_max);
-    }
-  });
+  // One GEMM per batch (B [K, N], or [N, K] transposed); batches over the pool when there are several and enough
+  // work, else the GEMM itself may use the pool.
+  const bool clamp = n.out_min > -INFINITY || n.out_max < INFINITY;
+  const bool over_batches = batches > 1 && static_cast<double>(batches * M) * N * K >= etk::kParallelMinFlops;
+  auto one = [&](int64_t bi, bool par) {
+    const float* pa = a + offset(bi, sa, ra, M * K);
+    const float* pb = b + offset(bi, sb, rb, K * N);
+    float* out = y + bi * M * N;
+    etk::sgemm(M, N, K, 1.f, pa, K, 1, pb, tr ? 1 : N, tr ? K : 1, 0.f, out, N, 1, par);
+    if (clamp)
+      for (int64_t j = 0; j < M * N; ++j) out[j] = clampf(out[j], n.out_min, n.out_max);
+  };
+  if (over_batches) {
+    parallel_for(0, batches, 1, [&](int64_t beg, int64_t end) {
+      for (int64_t bi = beg; bi < end; ++bi) one(bi, false);
+    });
+  } else {
+    for (int64_t bi = 0; bi < batches; ++bi) one(bi, true);
+  }
 }
 
 Error compute(Graph& g, Node& n, const Shape& so, float* y) {
@@ -651,35 +696,19 @@ Error compute(Graph& g, Node& n, const Shape& so, float* y) {
       break;
     }
     case NodeKind::FullyConnected: {
-      const Shape& sw = g.shapes[n.filter];
-      const bool tr = (n.flags & kFlagTransposeWeights) != 0;
-      const int64_t K = sa.back(), N = tr ? sw[1] : sw[0], M = K > 0 ? numel_of(sa) / K : 0;
-      const float* wt = nullptr;
-      std::vector<float> tmp;
-      if (tr) {
-        wt = g.ptrs[n.filter];
-      } else if (!n.packed.empty() || (N * K == 0 && g.values[n.filter].data != nullptr)) {
-        wt = n.packed.data();
-      } else {
-        tmp.resize(static_cast<size_t>(N * K));
-        transpose_2d(g.ptrs[n.filter], N, K, tmp.data());
-        wt = tmp.data();
-      }
-      gemm_kn(M, K, N, a, wt, n.bias >= 0 ? g.ptrs[n.bias] : nullptr, y, lo, hi);
+      const int64_t N = so.empty() ? 0 : so.back(), M = N > 0 ? total / N : 0;
+      std::vector<etk::PackedB> tmp;
+      etk::gemm_packed(M, a, sa.back(), weights_of(g, n, &tmp)[0], y, N, lo, hi);
       return Error::Ok;
     }
-    case NodeKind::Conv2d: case NodeKind::ConvTranspose2d: {
-      std::vector<float> tmp;
-      const float* p = n.packed.data();
-      if (g.values[n.filter].data == nullptr) {
-        pack_conv(n, g.ptrs[n.filter], &tmp);
-        p = tmp.data();
-      }
-      if (n.kind == NodeKind::Conv2d) {
-        conv2d(n, sa, a, p, n.bias >= 0 ? g.ptrs[n.bias] : nullptr, so, y);
-      } else {
-        deconv2d(n, sa, a, p, n.bias >= 0 ? g.ptrs[n.bias] : nullptr, so, y);
-      }
+    case NodeKind::Conv2d: {
+      std::vector<etk::PackedB> tmp;
+      conv2d(n, sa, a, weights_of(g, n, &tmp), so, y);
+      return Error::Ok;
+    }
+    case NodeKind::ConvTranspose2d: {
+      std::vector<etk::PackedB> tmp;
+      deconv2d(n, sa, a, weights_of(g, n, &tmp), n.bias >= 0 ? g.ptrs[n.bias] : nullptr, so, y);
       return Error::Ok;
     }
     case NodeKind::DepthwiseConv2d:
@@ -813,13 +842,9 @@ Error prepare_graph(Graph& g) {
   Error e = run_graph(g, /*compute=*/false);
   if (e != Error::Ok) return e;
   for (Node& n : g.nodes) {
-    if (n.filter < 0 || g.values[n.filter].data == nullptr) continue;
-    const Shape& w = g.values[n.filter].dims;
-    if (n.kind == NodeKind::FullyConnected && (n.flags & kFlagTransposeWeights) == 0) {
-      n.packed.resize(static_cast<size_t>(w[0] * w[1]));
-      transpose_2d(g.values[n.filter].data, w[0], w[1], n.packed.data());
-    } else if (n.kind == NodeKind::Conv2d || n.kind == NodeKind::ConvTranspose2d) {
-      pack_conv(n, g.values[n.filter].data, &n.packed);
+    if (packs_at_init(g, n)) {
+      pack_node(n, g.values[n.filter].dims, g.values[n.filter].data, n.bias >= 0 ? g.values[n.bias].data : nullptr,
+                &n.packed);
     }
   }
   return Error::Ok;

@@ -1,0 +1,622 @@
+// Cache-blocked fp32 GEMM: B packed in NR-wide panels, A in MR-tall panels, a register-blocked micro-kernel
+// written with GCC vector extensions, and one tile implementation per ISA level (AVX-512, AVX2+FMA, baseline)
+// chosen at run time. Tiles of C are spread over the shared thread pool.
+//
+// Also the pre-packed / indirect GEMM (weights packed once, A rows given as segment pointers, bias and clamp
+// fused) and the NHWC depthwise convolution the XNNPACK delegate runs on.
+#include "gemm.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <executorch/extension/parallel/thread_parallel.h>
+
+namespace etk {
+namespace {
+
+constexpr int64_t KC = 256;
+constexpr int64_t kSmallGemm = 16384;
+
+struct GemmArgs {
+  int64_t M, N, K;
+  float alpha, beta;
+  const float* A;
+  int64_t rsa, csa;
+  const float* B;
+  int64_t rsb, csb;
+  float* C;
+  int64_t rsc, csc;
+};
+
+typedef float v4f __attribute__((vector_size(16)));
+typedef float v8f __attribute__((vector_size(32)));
+typedef float v16f __attribute__((vector_size(64)));
+
+template <int MR>
+inline __attribute__((always_inline)) void pack_a(const GemmArgs& g, int64_t m0, int64_t mc, int64_t p0, int64_t kc,
+                                                  float* dst) {
+  for (int64_t i0 = 0; i0 < mc; i0 += MR) {
+    float* P = dst + i0 * kc;
+    const int64_t mr = std::min<int64_t>(MR, mc - i0);
+    if (mr == MR && g.csa == 1) {
+      for (int i = 0; i < MR; ++i) {
+        const float* a = g.A + (m0 + i0 + i) * g.rsa + p0;
+        for (int64_t k = 0; k < kc; ++k) P[k * MR + i] = a[k];
+      }
+    } else {
+      for (int64_t k = 0; k < kc; ++k) {
+        for (int i = 0; i < MR; ++i)
+          P[k * MR + i] = i < mr ? g.A[(m0 + i0 + i) * g.rsa + (p0 + k) * g.csa] : 0.f;
+      }
+    }
+  }
+}
+
+template <int NR>
+inline __attribute__((always_inline)) void pack_b(const GemmArgs& g, int64_t n0, int64_t nc, int64_t p0, int64_t kc,
+                                                  float* dst) {
+  for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+    float* P = dst + j0 * kc;
+    const int64_t nr = std::min<int64_t>(NR, nc - j0);
+    if (nr == NR && g.csb == 1) {
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* b = g.B + (p0 + k) * g.rsb + n0 + j0;
+        for (int j = 0; j < NR; ++j) P[k * NR + j] = b[j];
+      }
+    } else if (g.rsb == 1) {
+      for (int j = 0; j < NR; ++j) {
+        if (j < nr) {
+          const float* b = g.B + (n0 + j0 + j) * g.csb + p0;
+          for (int64_t k = 0; k < kc; ++k) P[k * NR + j] = b[k];
+        } else {
+          for (int64_t k = 0; k < kc; ++k) P[k * NR + j] = 0.f;
+        }
+      }
+    } else {
+      for (int64_t k = 0; k < kc; ++k)
+        for (int j = 0; j < NR; ++j)
+          P[k * NR + j] = j < nr ? g.B[(p0 + k) * g.rsb + (n0 + j0 + j) * g.csb] : 0.f;
+    }
+  }
+}
+
+template <typename VT, int MR, int NV>
+inline __attribute__((always_inline)) void micro(int64_t kc, const float* __restrict Ap, const float* __restrict Bp,
+                                                 float* __restrict out) {
+  constexpr int W = sizeof(VT) / sizeof(float);
+  VT acc[MR][NV];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV; ++j) acc[i][j] = VT{};
+  for (int64_t k = 0; k < kc; ++k) {
+    VT b[NV];
+    for (int j = 0; j < NV; ++j) std::memcpy(&b[j], Bp + j * W, sizeof(VT));
+    for (int i = 0; i < MR; ++i) {
+      const VT a = VT{} + Ap[i];
+      for (int j = 0; j < NV; ++j) acc[i][j] += a * b[j];
+    }
+    Ap += MR;
+    Bp += NV * W;
+  }
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV; ++j) std::memcpy(out + i * NV * W + j * W, &acc[i][j], sizeof(VT));
+}
+
+// One tile of C: rows [m0, m0 + mc), cols [n0, n0 + nc), all of K.
+template <typename VT, int MR, int NV>
+inline __attribute__((always_inline)) void tile_impl(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc,
+                                                     float* packA, float* packB) {
+  constexpr int W = sizeof(VT) / sizeof(float);
+  constexpr int NR = NV * W;
+  alignas(64) float tmp[MR * NR];
+  for (int64_t p0 = 0; p0 < g.K; p0 += KC) {
+    const int64_t kc = std::min(KC, g.K - p0);
+    const bool first = p0 == 0;
+    pack_b<NR>(g, n0, nc, p0, kc, packB);
+    pack_a<MR>(g, m0, mc, p0, kc, packA);
+    for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+      const int64_t nr = std::min<int64_t>(NR, nc - j0);
+      for (int64_t i0 = 0; i0 < mc; i0 += MR) {
+        const int64_t mr = std::min<int64_t>(MR, mc - i0);
+        micro<VT, MR, NV>(kc, packA + i0 * kc, packB + j0 * kc, tmp);
+        float* c = g.C + (m0 + i0) * g.rsc + (n0 + j0) * g.csc;
+        const float alpha = g.alpha;
+        if (g.csc == 1 && nr == NR) {
+          for (int64_t i = 0; i < mr; ++i) {
+            float* cr = c + i * g.rsc;
+            const float* t = tmp + i * NR;
+            if (!first) {
+              for (int j = 0; j < NR; ++j) cr[j] += alpha * t[j];
+            } else if (g.beta == 0.f) {
+              for (int j = 0; j < NR; ++j) cr[j] = alpha * t[j];
+            } else {
+              for (int j = 0; j < NR; ++j) cr[j] = alpha * t[j] + g.beta * cr[j];
+            }
+          }
+        } else {
+          for (int64_t i = 0; i < mr; ++i) {
+            for (int64_t j = 0; j < nr; ++j) {
+              float* cp = c + i * g.rsc + j * g.csc;
+              const float v = alpha * tmp[i * NR + j];
+              if (!first)
+                *cp += v;
+              else if (g.beta == 0.f)
+                *cp = v;
+              else
+                *cp = v + g.beta * *cp;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Small problems with unit column strides in B and C: no packing, rows of C updated by axpy over rows of B
+// (four rows of C at a time so each B row is loaded once per four FMAs).
+inline __attribute__((always_inline)) void small_impl(const GemmArgs& g) {
+  const int64_t M = g.M, N = g.N, K = g.K;
+  for (int64_t i = 0; i < M; ++i) {
+    float* __restrict c = g.C + i * g.rsc;
+    if (g.beta == 0.f) {
+      for (int64_t j = 0; j < N; ++j) c[j] = 0.f;
+    } else if (g.beta != 1.f) {
+      for (int64_t j = 0; j < N; ++j) c[j] *= g.beta;
+    }
+  }
+  int64_t i = 0;
+  for (; i + 4 <= M; i += 4) {
+    float* __restrict c0 = g.C + i * g.rsc;
+    float* __restrict c1 = c0 + g.rsc;
+    float* __restrict c2 = c1 + g.rsc;
+    float* __restrict c3 = c2 + g.rsc;
+    const float* a = g.A + i * g.rsa;
+    for (int64_t k = 0; k < K; ++k) {
+      const float a0 = g.alpha * a[k * g.csa], a1 = g.alpha * a[g.rsa + k * g.csa],
+                  a2 = g.alpha * a[2 * g.rsa + k * g.csa], a3 = g.alpha * a[3 * g.rsa + k * g.csa];
+      const float* __restrict b = g.B + k * g.rsb;
+      for (int64_t j = 0; j < N; ++j) {
+        const float bv = b[j];
+        c0[j] += a0 * bv;
+        c1[j] += a1 * bv;
+        c2[j] += a2 * bv;
+        c3[j] += a3 * bv;
+      }
+    }
+  }
+  for (; i < M; ++i) {
+    float* __restrict c = g.C + i * g.rsc;
+    const float* a = g.A + i * g.rsa;
+    for (int64_t k = 0; k < K; ++k) {
+      const float av = g.alpha * a[k * g.csa];
+      const float* __restrict b = g.B + k * g.rsb;
+      for (int64_t j = 0; j < N; ++j) c[j] += av * b[j];
+    }
+  }
+}
+
+struct Kernel {
+  int mr, nr;
+  void (*tile)(const GemmArgs&, int64_t, int64_t, int64_t, int64_t, float*, float*);
+  void (*small)(const GemmArgs&);
+};
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx512f,avx2,fma"))) void tile_avx512(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0,
+                                                               int64_t nc, float* pa, float* pb) {
+  tile_impl<v16f, 8, 2>(g, m0, mc, n0, nc, pa, pb);
+}
+__attribute__((target("avx2,fma"))) void tile_avx2(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc,
+                                                   float* pa, float* pb) {
+  tile_impl<v8f, 6, 2>(g, m0, mc, n0, nc, pa, pb);
+}
+__attribute__((target("avx512f,avx2,fma"))) void small_avx512(const GemmArgs& g) { small_impl(g); }
+__attribute__((target("avx2,fma"))) void small_avx2(const GemmArgs& g) { small_impl(g); }
+#endif
+void small_base(const GemmArgs& g) { small_impl(g); }
+void tile_base(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc, float* pa, float* pb) {
+  tile_impl<v4f, 6, 2>(g, m0, mc, n0, nc, pa, pb);
+}
+
+// 2: AVX-512F, 1: AVX2 + FMA, 0: baseline. EXECUTORCH_GEMM_ISA=avx2|baseline caps it (for testing the fallbacks).
+int pick_isa() {
+  const char* cap = std::getenv("EXECUTORCH_GEMM_ISA");
+  const std::string c = cap ? cap : "";
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (c != "avx2" && c != "baseline" && __builtin_cpu_supports("avx512f")) return 2;
+  if (c != "baseline" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 1;
+#endif
+  return 0;
+}
+
+int isa() {
+  static const int level = pick_isa();
+  return level;
+}
+
+Kernel pick_kernel() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (isa() == 2) return Kernel{8, 32, tile_avx512, small_avx512};
+  if (isa() == 1) return Kernel{6, 16, tile_avx2, small_avx2};
+#endif
+  return Kernel{6, 8, tile_base, small_base};
+}
+
+const Kernel& kernel() {
+  static const Kernel k = pick_kernel();
+  return k;
+}
+
+inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+void naive(const GemmArgs& g) {
+  for (int64_t i = 0; i < g.M; ++i) {
+    for (int64_t j = 0; j < g.N; ++j) {
+      float acc = 0.f;
+      for (int64_t k = 0; k < g.K; ++k) acc += g.A[i * g.rsa + k * g.csa] * g.B[k * g.rsb + j * g.csb];
+      float* cp = g.C + i * g.rsc + j * g.csc;
+      *cp = g.beta == 0.f ? g.alpha * acc : g.alpha * acc + g.beta * *cp;
+    }
+  }
+}
+
+}  // namespace
+
+void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t rsa, int64_t csa, const float* B,
+           int64_t rsb, int64_t csb, float beta, float* C, int64_t rsc, int64_t csc, bool parallel) {
+  if (M <= 0 || N <= 0) return;
+  GemmArgs g{M, N, K, alpha, beta, A, rsa, csa, B, rsb, csb, C, rsc, csc};
+  if (K <= 0) {
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        float* cp = C + i * rsc + j * csc;
+        *cp = beta == 0.f ? 0.f : beta * *cp;
+      }
+    return;
+  }
+  if (M * N * K <= 512) {
+    naive(g);
+    return;
+  }
+  const Kernel& kr = kernel();
+  // Small products with unit column strides (im2col convolutions of small layers, tiny linears): packing costs
+  // more than it saves.
+  if (csb == 1 && csc == 1 && M * N * K <= kSmallGemm) {
+    kr.small(g);
+    return;
+  }
+  const int64_t MR = kr.mr, NR = kr.nr;
+  int64_t MC = std::min(round_up(M, MR), MR * 18);
+  int64_t NC = std::min(round_up(N, NR), NR * 64);
+  const double flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+  const int64_t threads = parallel && flops > 2e6 ? ::executorch::extension::get_thread_count() : 1;
+  auto tiles = [&]() { return ((M + MC - 1) / MC) * ((N + NC - 1) / NC); };
+  while (tiles() < threads && NC > 4 * NR) NC = round_up(NC / 2, NR);
+  while (tiles() < threads && MC > 2 * MR) MC = round_up(MC / 2, MR);
+  const int64_t mt = (M + MC - 1) / MC, nt = (N + NC - 1) / NC;
+  const int64_t kc_max = std::min(KC, K);
+  auto run = [&](int64_t b, int64_t e) {
+    thread_local std::vector<float> bufA, bufB;
+    const size_t na = static_cast<size_t>(MC * kc_max), nb = static_cast<size_t>(NC * kc_max);
+    if (bufA.size() < na) bufA.resize(na);
+    if (bufB.size() < nb) bufB.resize(nb);
+    for (int64_t t = b; t < e; ++t) {
+      // n-major order so neighbouring tiles share B panels.
+      const int64_t ti = t % mt, tj = t / mt;
+      const int64_t m0 = ti * MC, n0 = tj * NC;
+      kr.tile(g, m0, std::min(MC, M - m0), n0, std::min(NC, N - n0), bufA.data(), bufB.data());
+    }
+  };
+  if (threads > 1 && mt * nt > 1) {
+    ::executorch::extension::parallel_for(0, mt * nt, 1, run);
+  } else {
+    run(0, mt * nt);
+  }
+}
+
+
+// ---------------------------------------------------------------- pre-packed / indirect GEMM
+
+namespace {
+
+struct IgArgs {
+  int64_t M, T, L;
+  RowSegments rows;
+  const void* ctx;
+  const PackedB* B;
+  float* C;
+  int64_t rsc;
+  float lo, hi;
+};
+
+// One MR x NR block of C over all of K: A rows as T segments of L floats, B one packed panel, bias + clamp fused.
+template <typename VT, int MR, int NV>
+inline __attribute__((always_inline)) void ukernel(int64_t T, int64_t L, const float* const* a,
+                                                   const float* __restrict Bp, const float* bias, float* c,
+                                                   int64_t rsc, int64_t mr, int64_t nr, float lo, float hi) {
+  constexpr int W = sizeof(VT) / sizeof(float);
+  constexpr int NR = NV * W;
+  VT acc[MR][NV];
+  for (int j = 0; j < NV; ++j) {
+    VT b;
+    std::memcpy(&b, bias + j * W, sizeof(VT));
+    for (int i = 0; i < MR; ++i) acc[i][j] = b;
+  }
+  for (int64_t t = 0; t < T; ++t) {
+    const float* ap[MR];
+    for (int i = 0; i < MR; ++i) ap[i] = a[(i < mr ? i : mr - 1) * T + t];
+    for (int64_t l = 0; l < L; ++l) {
+      VT b[NV];
+      for (int j = 0; j < NV; ++j) std::memcpy(&b[j], Bp + j * W, sizeof(VT));
+      for (int i = 0; i < MR; ++i) {
+        const VT av = VT{} + ap[i][l];
+        for (int j = 0; j < NV; ++j) acc[i][j] += av * b[j];
+      }
+      Bp += NR;
+    }
+  }
+  const VT lov = VT{} + lo, hiv = VT{} + hi;
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV; ++j) {
+      acc[i][j] = acc[i][j] < lov ? lov : acc[i][j];
+      acc[i][j] = acc[i][j] > hiv ? hiv : acc[i][j];
+    }
+  if (nr == NR) {
+    for (int i = 0; i < MR; ++i) {
+      if (i >= mr) break;
+      for (int j = 0; j < NV; ++j) std::memcpy(c + i * rsc + j * W, &acc[i][j], sizeof(VT));
+    }
+  } else {
+    alignas(64) float tmp[NR];
+    for (int i = 0; i < MR; ++i) {
+      if (i >= mr) break;
+      for (int j = 0; j < NV; ++j) std::memcpy(tmp + j * W, &acc[i][j], sizeof(VT));
+      for (int64_t j = 0; j < nr; ++j) c[i * rsc + j] = tmp[j];
+    }
+  }
+}
+
+// Rows [m0, m1) of C, panels [p0, p1).
+template <typename VT, int MR, int NV>
+inline __attribute__((always_inline)) void igemm_impl(const IgArgs& g, int64_t m0, int64_t m1, int64_t p0,
+                                                      int64_t p1) {
+  constexpr int NR = NV * (sizeof(VT) / sizeof(float));
+  // Not a std::vector: its out-of-line members would be exported (std:: templates keep default visibility).
+  thread_local std::unique_ptr<const float*[]> ptrs;
+  thread_local int64_t cap = 0;
+  if (cap < MR * g.T) {
+    ptrs.reset(new const float*[static_cast<size_t>(MR * g.T)]);
+    cap = MR * g.T;
+  }
+  const PackedB& B = *g.B;
+  const int64_t K = g.T * g.L;
+  for (int64_t m = m0; m < m1; m += MR) {
+    const int64_t mr = std::min<int64_t>(MR, m1 - m);
+    g.rows(g.ctx, m, mr, ptrs.get());
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t nr = std::min<int64_t>(NR, B.N - p * NR);
+      ukernel<VT, MR, NV>(g.T, g.L, ptrs.get(), B.data.data() + p * K * NR, B.bias.data() + p * NR,
+                          g.C + m * g.rsc + p * NR, g.rsc, mr, nr, g.lo, g.hi);
+    }
+  }
+}
+
+using IgFn = void (*)(const IgArgs&, int64_t, int64_t, int64_t, int64_t);
+struct IgKernel {
+  int mr, nr;
+  IgFn fn;
+};
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx512f,avx2,fma"))) void ig_avx512_32(const IgArgs& g, int64_t a, int64_t b, int64_t c,
+                                                                int64_t d) {
+  igemm_impl<v16f, 8, 2>(g, a, b, c, d);
+}
+__attribute__((target("avx512f,avx2,fma"))) void ig_avx512_16(const IgArgs& g, int64_t a, int64_t b, int64_t c,
+                                                                int64_t d) {
+  igemm_impl<v16f, 8, 1>(g, a, b, c, d);
+}
+__attribute__((target("avx2,fma"))) void ig_avx2_16(const IgArgs& g, int64_t a, int64_t b, int64_t c, int64_t d) {
+  igemm_impl<v8f, 6, 2>(g, a, b, c, d);
+}
+__attribute__((target("avx2,fma"))) void ig_avx2_8(const IgArgs& g, int64_t a, int64_t b, int64_t c, int64_t d) {
+  igemm_impl<v8f, 8, 1>(g, a, b, c, d);
+}
+#endif
+void ig_base_8(const IgArgs& g, int64_t a, int64_t b, int64_t c, int64_t d) { igemm_impl<v4f, 6, 2>(g, a, b, c, d); }
+
+// kind -> micro-kernel (see choose_kind).
+IgKernel ig_kernel(int kind) {
+  switch (kind) {
+#if defined(__x86_64__) || defined(__i386__)
+    case 1: return IgKernel{6, 16, ig_avx2_16};
+    case 2: return IgKernel{8, 8, ig_avx2_8};
+    case 3: return IgKernel{8, 32, ig_avx512_32};
+    case 4: return IgKernel{8, 16, ig_avx512_16};
+#endif
+    default: return IgKernel{6, 8, ig_base_8};
+  }
+}
+
+int choose_kind(int64_t N) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (isa() == 2) return N <= 8 ? 2 : N <= 16 ? 4 : 3;
+  if (isa() == 1) return N <= 8 ? 2 : 1;
+#endif
+  (void)N;
+  return 0;
+}
+
+struct DenseRows {
+  const float* A;
+  int64_t rsa;
+};
+
+void dense_rows(const void* ctx, int64_t m0, int64_t mr, const float** ptrs) {
+  const DenseRows& d = *static_cast<const DenseRows*>(ctx);
+  for (int64_t i = 0; i < mr; ++i) ptrs[i] = d.A + (m0 + i) * d.rsa;
+}
+
+}  // namespace
+
+void pack_b(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, const float* bias, PackedB* out) {
+  out->K = K;
+  out->N = N;
+  out->kind = choose_kind(N);
+  const int64_t NR = ig_kernel(out->kind).nr;
+  out->nr = static_cast<int>(NR);
+  const int64_t panels = (N + NR - 1) / NR;
+  out->data.assign(static_cast<size_t>(panels * K * NR), 0.f);
+  out->bias.assign(static_cast<size_t>(panels * NR), 0.f);
+  for (int64_t p = 0; p < panels; ++p) {
+    float* dst = out->data.data() + p * K * NR;
+    const int64_t nr = std::min(NR, N - p * NR);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < nr; ++j) dst[k * NR + j] = B[k * rsb + (p * NR + j) * csb];
+  }
+  if (bias != nullptr)
+    for (int64_t j = 0; j < N; ++j) out->bias[static_cast<size_t>(j)] = bias[j];
+}
+
+void igemm(int64_t M, int64_t T, int64_t L, RowSegments rows, const void* ctx, const PackedB& B, float* C,
+           int64_t rsc, float lo, float hi, bool parallel) {
+  if (M <= 0 || B.N <= 0) return;
+  const IgKernel kr = ig_kernel(B.kind);
+  IgArgs g{M, T, L, rows, ctx, &B, C, rsc, lo, hi};
+  const int64_t panels = (B.N + kr.nr - 1) / kr.nr;
+  const double flops = static_cast<double>(M) * static_cast<double>(B.N) * static_cast<double>(T * L);
+  const int64_t threads = parallel && flops >= kParallelMinFlops ? ::executorch::extension::get_thread_count() : 1;
+  if (threads <= 1) {
+    kr.fn(g, 0, M, 0, panels);
+    return;
+  }
+  // Tasks: row blocks (a multiple of MR) x panel groups, about 4 per thread.
+  const int64_t mblocks = (M + kr.mr - 1) / kr.mr;
+  const int64_t want = 4 * threads;
+  int64_t pgroups = 1;
+  if (mblocks < want) pgroups = std::min(panels, (want + mblocks - 1) / mblocks);
+  const int64_t ppg = (panels + pgroups - 1) / pgroups;
+  pgroups = (panels + ppg - 1) / ppg;
+  const int64_t mtasks = std::max<int64_t>(1, std::min(mblocks, (want + pgroups - 1) / pgroups));
+  const int64_t mpt = (mblocks + mtasks - 1) / mtasks * kr.mr;  // rows per task
+  const int64_t mt = (M + mpt - 1) / mpt;
+  ::executorch::extension::parallel_for(0, mt * pgroups, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t ti = t % mt, tp = t / mt;
+      const int64_t m0 = ti * mpt, p0 = tp * ppg;
+      kr.fn(g, m0, std::min(M, m0 + mpt), p0, std::min(panels, p0 + ppg));
+    }
+  });
+}
+
+void gemm_packed(int64_t M, const float* A, int64_t rsa, const PackedB& B, float* C, int64_t rsc, float lo, float hi,
+                 bool parallel) {
+  const DenseRows d{A, rsa};
+  igemm(M, 1, B.K, dense_rows, &d, B, C, rsc, lo, hi, parallel);
+}
+
+// ---------------------------------------------------------------- depthwise convolution (NHWC)
+
+namespace {
+
+template <typename VT>
+inline __attribute__((always_inline)) void dw_rows(const DwParams& p, const float* x, const float* w,
+                                                   const float* bias, float* y, float lo, float hi, int64_t r0,
+                                                   int64_t r1) {
+  constexpr int64_t W = sizeof(VT) / sizeof(float);
+  const int64_t C = p.C;
+  const int64_t cv = C / W * W;
+  const VT lov = VT{} + lo, hiv = VT{} + hi;
+  for (int64_t row = r0; row < r1; ++row) {
+    const int64_t b = row / p.OH, oy = row % p.OH;
+    int64_t ky0 = 0, ky1 = p.KH;
+    while (ky0 < ky1 && oy * p.sh + ky0 * p.dh - p.pad_t < 0) ++ky0;
+    while (ky1 > ky0 && oy * p.sh + (ky1 - 1) * p.dh - p.pad_t >= p.H) --ky1;
+    for (int64_t ox = 0; ox < p.OW; ++ox) {
+      int64_t kx0 = 0, kx1 = p.KW;
+      while (kx0 < kx1 && ox * p.sw + kx0 * p.dw - p.pad_l < 0) ++kx0;
+      while (kx1 > kx0 && ox * p.sw + (kx1 - 1) * p.dw - p.pad_l >= p.W) --kx1;
+      float* out = y + ((b * p.OH + oy) * p.OW + ox) * C;
+      const float* xb = x + (b * p.H * p.W) * C;
+      int64_t c = 0;
+      for (; c < cv; c += W) {
+        VT acc;
+        if (bias) {
+          std::memcpy(&acc, bias + c, sizeof(VT));
+        } else {
+          acc = VT{};
+        }
+        for (int64_t ky = ky0; ky < ky1; ++ky) {
+          const int64_t iy = oy * p.sh + ky * p.dh - p.pad_t;
+          for (int64_t kx = kx0; kx < kx1; ++kx) {
+            const int64_t ix = ox * p.sw + kx * p.dw - p.pad_l;
+            VT xv, wv;
+            std::memcpy(&xv, xb + (iy * p.W + ix) * C + c, sizeof(VT));
+            std::memcpy(&wv, w + (ky * p.KW + kx) * C + c, sizeof(VT));
+            acc += xv * wv;
+          }
+        }
+        acc = acc < lov ? lov : acc;
+        acc = acc > hiv ? hiv : acc;
+        std::memcpy(out + c, &acc, sizeof(VT));
+      }
+      for (; c < C; ++c) {
+        float acc = bias ? bias[c] : 0.f;
+        for (int64_t ky = ky0; ky < ky1; ++ky) {
+          const int64_t iy = oy * p.sh + ky * p.dh - p.pad_t;
+          for (int64_t kx = kx0; kx < kx1; ++kx) {
+            const int64_t ix = ox * p.sw + kx * p.dw - p.pad_l;
+            acc += xb[(iy * p.W + ix) * C + c] * w[(ky * p.KW + kx) * C + c];
+          }
+        }
+        out[c] = std::min(std::max(acc, lo), hi);
+      }
+    }
+  }
+}
+
+using DwFn = void (*)(const DwParams&, const float*, const float*, const float*, float*, float, float, int64_t,
+                      int64_t);
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx512f,avx2,fma"))) void dw_avx512(const DwParams& p, const float* x, const float* w,
+                                                             const float* b, float* y, float lo, float hi, int64_t r0,
+                                                             int64_t r1) {
+  dw_rows<v16f>(p, x, w, b, y, lo, hi, r0, r1);
+}
+__attribute__((target("avx2,fma"))) void dw_avx2(const DwParams& p, const float* x, const float* w, const float* b,
+                                                 float* y, float lo, float hi, int64_t r0, int64_t r1) {
+  dw_rows<v8f>(p, x, w, b, y, lo, hi, r0, r1);
+}
+#endif
+void dw_base(const DwParams& p, const float* x, const float* w, const float* b, float* y, float lo, float hi,
+             int64_t r0, int64_t r1) {
+  dw_rows<v4f>(p, x, w, b, y, lo, hi, r0, r1);
+}
+
+}  // namespace
+
+void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float* bias, float* y, float lo, float hi,
+                 bool parallel) {
+  DwFn fn = dw_base;
+#if defined(__x86_64__) || defined(__i386__)
+  if (isa() == 2 && p.C >= 16) {
+    fn = dw_avx512;
+  } else if (isa() >= 1 && p.C >= 8) {
+    fn = dw_avx2;
+  }
+#endif
+  const int64_t rows = p.N * p.OH;
+  if (rows <= 0) return;
+  const double flops = static_cast<double>(rows) * static_cast<double>(p.OW * p.C * p.KH * p.KW);
+  if (!parallel || flops < kParallelMinFlops || ::executorch::extension::get_thread_count() <= 1) {
+    fn(p, x, w, bias, y, lo, hi, 0, rows);
+    return;
+  }
+  ::executorch::extension::parallel_for(0, rows, 1, [&](int64_t b, int64_t e) { fn(p, x, w, bias, y, lo, hi, b, e); });
+}
+
+}  // namespace etk

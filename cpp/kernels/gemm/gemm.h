@@ -1,0 +1,55 @@
+#pragma once
+// The fp32 GEMM shared by libexecutorch_kernels and libexecutorch_xnnpack: an OBJECT library (executorch_gemm)
+// compiled into both with hidden visibility, so neither exports any of it. Micro-kernels per ISA level
+// (AVX-512, AVX2+FMA, baseline), chosen at run time; work is spread over the process-wide pool.
+#include <cstdint>
+#include <vector>
+
+namespace etk {
+
+// C = alpha * A * B + beta * C for fp32, with arbitrary element strides:
+//   A(i, k) = A[i * rsa + k * csa]   (M x K)
+//   B(k, j) = B[k * rsb + j * csb]   (K x N)
+//   C(i, j) = C[i * rsc + j * csc]   (M x N)
+// beta == 0 never reads C. `parallel` allows the shared thread pool.
+void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t rsa, int64_t csa, const float* B,
+           int64_t rsb, int64_t csb, float beta, float* C, int64_t rsc, int64_t csc, bool parallel = true);
+
+// A K x N right-hand side (weights) packed once, with its bias, for many products: NR-wide column panels, each
+// [K][NR] contiguous; NR and the micro-kernel are picked from N and the CPU at pack time.
+struct PackedB {
+  int64_t K = 0, N = 0;
+  int kind = 0;               // micro-kernel variant
+  int nr = 0;                 // panel width
+  std::vector<float> data;    // ceil(N / nr) panels of K x nr
+  std::vector<float> bias;    // ceil(N / nr) * nr (zeros without a bias)
+};
+
+// B(k, j) = B[k * rsb + j * csb]; bias may be null.
+void pack_b(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, const float* bias, PackedB* out);
+
+// Fills ptrs[i * T + t] (i < mr, t < T) with the address of segment t of row m0 + i of A: L contiguous floats.
+using RowSegments = void (*)(const void* ctx, int64_t m0, int64_t mr, const float** ptrs);
+
+// Indirect GEMM: row i of A is the concatenation of T segments of L floats each (K = T * L), given by `rows`
+// (convolutions point the segments at input pixels, or at zeros for padding, without an im2col copy).
+//   C(i, j) = clamp(sum_k A(i, k) * B(k, j) + bias(j), lo, hi),  C(i, j) = C[i * rsc + j].
+void igemm(int64_t M, int64_t T, int64_t L, RowSegments rows, const void* ctx, const PackedB& B, float* C,
+           int64_t rsc, float lo, float hi, bool parallel = true);
+
+// Dense A: A(i, k) = A[i * rsa + k]. Same epilogue as igemm.
+void gemm_packed(int64_t M, const float* A, int64_t rsa, const PackedB& B, float* C, int64_t rsc, float lo, float hi,
+                 bool parallel = true);
+
+// Depthwise 2-D convolution over NHWC (channel multiplier 1): x [N, H, W, C], w [KH, KW, C], bias [C] or null,
+// y [N, OH, OW, C], clamped to [lo, hi]. Vectorized over channels.
+struct DwParams {
+  int64_t N, H, W, C, OH, OW, KH, KW, sh, sw, dh, dw, pad_t, pad_l;
+};
+void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float* bias, float* y, float lo, float hi,
+                 bool parallel = true);
+
+// Work (in multiply-adds) below which a product runs on the calling thread.
+constexpr double kParallelMinFlops = 4e5;
+
+}  // namespace etk
