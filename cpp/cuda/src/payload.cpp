@@ -322,20 +322,20 @@ Error check_args(const OpEntry& op, size_t si, Step* step, Graph* g) {
     bool ok = false;
     const char* want = "";
     switch (c) {
-      case 'T': case 'O': ok = v.kind == Kind::Tensor; want = "a Tensor"; break;
-      case 't': ok = v.kind == Kind::Tensor || v.kind == Kind::None; want = "a Tensor or None"; break;
-      case 'L': ok = v.kind == Kind::TensorList; want = "a TensorList"; break;
-      case 'S': case 'D': ok = is_scalar(v.kind); want = "a Scalar"; break;
-      case 's': ok = is_scalar(v.kind) || v.kind == Kind::None; want = "a Scalar or None"; break;
-      case 'I': ok = v.kind == Kind::Int || v.kind == Kind::Bool; want = "an Int"; break;
-      case 'i': ok = v.kind == Kind::Int || v.kind == Kind::None; want = "an Int or None"; break;
-      case 'B': ok = v.kind == Kind::Bool; want = "a Bool"; break;
-      case 'N': ok = v.kind == Kind::IntList; want = "an IntList"; break;
-      case 'g': ok = v.kind == Kind::String || v.kind == Kind::None; want = "a String or None"; break;
+      case 'T': case 'O': ok = v.kind == Kind::Tensor; want = "Tensor"; break;
+      case 't': ok = v.kind == Kind::Tensor || v.kind == Kind::None; want = "Tensor or None"; break;
+      case 'L': ok = v.kind == Kind::TensorList; want = "TensorList"; break;
+      case 'S': case 'D': ok = is_scalar(v.kind); want = "Scalar"; break;
+      case 's': ok = is_scalar(v.kind) || v.kind == Kind::None; want = "Scalar or None"; break;
+      case 'I': ok = v.kind == Kind::Int || v.kind == Kind::Bool; want = "Int"; break;
+      case 'i': ok = v.kind == Kind::Int || v.kind == Kind::None; want = "Int or None"; break;
+      case 'B': ok = v.kind == Kind::Bool; want = "Bool"; break;
+      case 'N': ok = v.kind == Kind::IntList; want = "IntList"; break;
+      case 'g': ok = v.kind == Kind::String || v.kind == Kind::None; want = "String or None"; break;
       default: break;
     }
     if (!ok) {
-      return failf(Error::InvalidProgram, "kernel call %zu (%s): argument %zu (value %d) is a %s, expected %s", si,
+      return failf(Error::InvalidProgram, "kernel call %zu (%s): argument %zu (value %d) is of kind %s, expected %s", si,
                    op.name, a, idx, kind_name(v.kind), want);
     }
     if (c == 'O') {
@@ -389,7 +389,7 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
     }
     char got[3 * kMagicSize + 1] = {};
     for (size_t i = 0; i < kMagicSize && i < size; ++i) {
-      std::snprintf(got + 3 * i, 4, "%02x ", data[i]);
+      std::snprintf(got + 3 * i, 4, i + 1 < kMagicSize && i + 1 < size ? "%02x " : "%02x", data[i]);
     }
     return failf(Error::InvalidProgram, "bad magic: the payload does not start with \"ETCUDA01\" (first bytes: %s); "
                  "produce it with `python -m executorch.lower --backend cuda in.pte -o out.pte`", got);

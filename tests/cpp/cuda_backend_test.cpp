@@ -1,0 +1,358 @@
+// CudaBackend (libexecutorch_cuda) test, built with -DEXECUTORCH_BUILD_CUDA=ON.
+//
+// Loads the library through the runtime's component loader and checks, on any machine:
+//   * the payload reader (CudaBackend::init) rejects bad magic, truncation, a length mismatch, an ELF payload and
+//     AOTInductor compile specs (with the AOTInductor message), unknown operators (named), non-fp32 tensors,
+//     out-of-range indices, wrong arities and mismatched shapes; and accepts a hand-built mm + add + relu payload;
+//   * a whole program with a CudaBackend DelegateCall loads through Module.
+// Without a CUDA device: is_available() is false with the reason ("no CUDA device: ..."), init of the valid
+// payload says "payload accepted" and why it cannot run, and Module's error names the reason.
+// With a device: the valid program runs and matches a CPU reference, for batch 4 and (dynamic) batch 2.
+//
+// The CUDA runtime and cuBLAS libraries are preloaded from ET_CUDA_LIBRARY_DIR (environment, else the build's
+// EXECUTORCH_CUDA_LIBRARY_DIR) so the build tree needs no LD_LIBRARY_PATH.
+#include <dlfcn.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <executorch/extension/data_loader/buffer_data_loader.h>
+#include <executorch/extension/module/module.h>
+#include <executorch/extension/tensor/tensor.h>
+#include <executorch/runtime/backend/interface.h>
+#include <executorch/runtime/core/error.h>
+#include <executorch/runtime/platform/components.h>
+
+#include "program_generated.h"
+
+using executorch::runtime::ArrayRef;
+using executorch::runtime::BackendInitContext;
+using executorch::runtime::BackendInterface;
+using executorch::runtime::CompileSpec;
+using executorch::runtime::Error;
+using executorch::runtime::FreeableBuffer;
+using executorch::runtime::last_error_message;
+
+namespace {
+
+int g_passed = 0;
+int g_failed = 0;
+
+void check(bool ok, const std::string& what, const std::string& detail = "") {
+  if (ok) {
+    ++g_passed;
+    std::printf("ok   %s\n", what.c_str());
+  } else {
+    ++g_failed;
+    std::printf("FAIL %s%s%s\n", what.c_str(), detail.empty() ? "" : ": ", detail.c_str());
+  }
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// ---- payload builder --------------------------------------------------------------------------------------------
+
+struct Inner {
+  std::string op0 = "aten::mm";   // first call's operator name / overload
+  std::string op0_overload = "out";
+  et_pte::ScalarType x_type = et_pte::ScalarType::FLOAT;
+  std::vector<int32_t> w_sizes = {3, 5};
+  std::vector<int32_t> mm_args = {0, 1, 2};
+  bool x_dynamic = false;
+};
+
+const float kX[4][3] = {{1, -2, 3}, {0.5f, 0.25f, -1}, {-3, 1, 2}, {2, 2, 2}};
+const float kW[3][5] = {{1, 0, -1, 2, 0.5f}, {0, 1, 1, -1, 0.25f}, {-1, 2, 0, 1, 1}};
+const float kB[5] = {0.5f, -1, 0, 0.25f, -4};
+
+std::vector<uint8_t> bytes_of(const void* p, size_t n) {
+  const uint8_t* b = static_cast<const uint8_t*>(p);
+  return std::vector<uint8_t>(b, b + n);
+}
+
+// values: 0 x[4,3] (input), 1 w[3,5] (const), 2 mm_out[4,5], 3 b[5] (const), 4 alpha=1, 5 add_out, 6 relu_out
+std::vector<uint8_t> build_program(const Inner& in) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const std::vector<uint8_t> order2 = {0, 1}, order1 = {0};
+  const std::vector<int32_t> xs = {4, 3}, os = {4, 5}, bs = {5};
+  const std::vector<uint8_t> order_w(in.w_sizes.size() == 2 ? order2 : order1);
+  auto tensor = [&](const std::vector<int32_t>& sizes, const std::vector<uint8_t>& order, uint32_t buf,
+                    et_pte::ScalarType type, bool dynamic) {
+    auto t = et_pte::CreateTensorDirect(fbb, type, 0, &sizes, &order, false, buf, 0, 0,
+                                        dynamic ? et_pte::TensorShapeDynamism::DYNAMIC_BOUND
+                                                : et_pte::TensorShapeDynamism::STATIC);
+    return et_pte::CreateEValue(fbb, et_pte::KernelTypes::Tensor, t.Union());
+  };
+  std::vector<flatbuffers::Offset<et_pte::EValue>> values = {
+      tensor(xs, order2, 0, in.x_type, in.x_dynamic),
+      tensor(in.w_sizes, order_w, 1, et_pte::ScalarType::FLOAT, false),
+      tensor(os, order2, 0, et_pte::ScalarType::FLOAT, in.x_dynamic),
+      tensor(bs, order1, 2, et_pte::ScalarType::FLOAT, false),
+      et_pte::CreateEValue(fbb, et_pte::KernelTypes::Int, et_pte::CreateInt(fbb, 1).Union()),
+      tensor(os, order2, 0, et_pte::ScalarType::FLOAT, in.x_dynamic),
+      tensor(os, order2, 0, et_pte::ScalarType::FLOAT, in.x_dynamic),
+  };
+  std::vector<flatbuffers::Offset<et_pte::Operator>> ops = {
+      et_pte::CreateOperatorDirect(fbb, in.op0.c_str(), in.op0_overload.c_str()),
+      et_pte::CreateOperatorDirect(fbb, "aten::add", "out"),
+      et_pte::CreateOperatorDirect(fbb, "aten::relu", "out"),
+  };
+  auto call = [&](int op, const std::vector<int32_t>& args) {
+    auto kc = et_pte::CreateKernelCallDirect(fbb, op, &args);
+    return et_pte::CreateInstruction(fbb, et_pte::InstructionArguments::KernelCall, kc.Union());
+  };
+  std::vector<flatbuffers::Offset<et_pte::Instruction>> instructions = {
+      call(0, in.mm_args), call(1, {2, 3, 4, 5}), call(2, {5, 6})};
+  const std::vector<int32_t> inputs = {0}, outputs = {6};
+  std::vector<flatbuffers::Offset<et_pte::Chain>> chains = {
+      et_pte::CreateChainDirect(fbb, &inputs, &outputs, &instructions)};
+  std::vector<flatbuffers::Offset<et_pte::ExecutionPlan>> plans = {et_pte::CreateExecutionPlanDirect(
+      fbb, "subgraph", 0, &values, &inputs, &outputs, &chains, &ops)};
+  size_t wn = 1;
+  for (int32_t d : in.w_sizes) wn *= static_cast<size_t>(d);
+  std::vector<float> w(wn, 0.f);
+  std::memcpy(w.data(), kW, std::min(sizeof(kW), wn * sizeof(float)));
+  const std::vector<uint8_t> empty, wb = bytes_of(w.data(), w.size() * 4), bb = bytes_of(kB, sizeof(kB));
+  std::vector<flatbuffers::Offset<et_pte::Buffer>> buffers = {et_pte::CreateBufferDirect(fbb, &empty),
+                                                              et_pte::CreateBufferDirect(fbb, &wb),
+                                                              et_pte::CreateBufferDirect(fbb, &bb)};
+  fbb.Finish(et_pte::CreateProgramDirect(fbb, 0, &plans, &buffers), et_pte::ProgramIdentifier());
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+std::vector<uint8_t> wrap(const std::vector<uint8_t>& program) {
+  const uint64_t n = program.size();
+  std::vector<uint8_t> out(16 + program.size());
+  std::memcpy(out.data(), "ETCUDA01", 8);
+  for (int i = 0; i < 8; ++i) out[8 + i] = static_cast<uint8_t>(n >> (8 * i));
+  if (!program.empty()) std::memcpy(out.data() + 16, program.data(), program.size());
+  return out;
+}
+
+// An outer ET12 program: forward(x[4,3]) -> CudaBackend delegate -> out[4,5] (planned memory).
+std::vector<uint8_t> build_outer(const std::vector<uint8_t>& payload, bool dynamic) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const std::vector<uint8_t> order2 = {0, 1};
+  const std::vector<int32_t> xs = {4, 3}, os = {4, 5};
+  const auto dyn = dynamic ? et_pte::TensorShapeDynamism::DYNAMIC_BOUND : et_pte::TensorShapeDynamism::STATIC;
+  auto x = et_pte::CreateTensorDirect(fbb, et_pte::ScalarType::FLOAT, 0, &xs, &order2, false, 0, 0, 0, dyn);
+  auto alloc = et_pte::CreateAllocationDetails(fbb, 1, 0, 0);
+  auto o = et_pte::CreateTensorDirect(fbb, et_pte::ScalarType::FLOAT, 0, &os, &order2, false, 0, alloc, 0, dyn);
+  std::vector<flatbuffers::Offset<et_pte::EValue>> values = {
+      et_pte::CreateEValue(fbb, et_pte::KernelTypes::Tensor, x.Union()),
+      et_pte::CreateEValue(fbb, et_pte::KernelTypes::Tensor, o.Union())};
+  const std::vector<int32_t> args = {0, 1};
+  auto dc = et_pte::CreateDelegateCallDirect(fbb, 0, &args);
+  std::vector<flatbuffers::Offset<et_pte::Instruction>> instructions = {
+      et_pte::CreateInstruction(fbb, et_pte::InstructionArguments::DelegateCall, dc.Union())};
+  const std::vector<int32_t> inputs = {0}, outputs = {1};
+  std::vector<flatbuffers::Offset<et_pte::Chain>> chains = {
+      et_pte::CreateChainDirect(fbb, &inputs, &outputs, &instructions)};
+  auto ref = et_pte::CreateBackendDelegateDataReference(fbb, et_pte::DataLocation::INLINE, 0);
+  std::vector<flatbuffers::Offset<et_pte::CompileSpec>> specs;
+  std::vector<flatbuffers::Offset<et_pte::BackendDelegate>> delegates = {
+      et_pte::CreateBackendDelegateDirect(fbb, "CudaBackend", ref, &specs)};
+  const std::vector<int64_t> buffer_sizes = {0, 4 * 5 * 4};
+  std::vector<flatbuffers::Offset<et_pte::Operator>> ops;
+  std::vector<flatbuffers::Offset<et_pte::ExecutionPlan>> plans = {et_pte::CreateExecutionPlanDirect(
+      fbb, "forward", 0, &values, &inputs, &outputs, &chains, &ops, &delegates, &buffer_sizes)};
+  const std::vector<uint8_t> empty;
+  std::vector<flatbuffers::Offset<et_pte::Buffer>> buffers = {et_pte::CreateBufferDirect(fbb, &empty)};
+  std::vector<flatbuffers::Offset<et_pte::BackendDelegateInlineData>> data = {
+      et_pte::CreateBackendDelegateInlineDataDirect(fbb, &payload)};
+  fbb.Finish(et_pte::CreateProgramDirect(fbb, 0, &plans, &buffers, &data), et_pte::ProgramIdentifier());
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+// ---- helpers ------------------------------------------------------------------------------------------------------
+
+struct InitResult {
+  Error error;
+  std::string message;
+  void* handle;
+};
+
+InitResult init(BackendInterface* backend, const std::vector<uint8_t>& payload,
+                const std::vector<CompileSpec>& specs = {}) {
+  // 16-byte aligned copy, like the runtime's inline delegate data.
+  std::unique_ptr<uint8_t, void (*)(void*)> copy(
+      static_cast<uint8_t*>(std::aligned_alloc(16, (payload.size() + 15) / 16 * 16 + 16)), std::free);
+  if (!payload.empty()) std::memcpy(copy.get(), payload.data(), payload.size());
+  FreeableBuffer buf(copy.get(), payload.size(), nullptr);
+  BackendInitContext ctx(nullptr, "forward", nullptr);
+  executorch::runtime::clear_last_error();
+  auto r = backend->init(ctx, &buf, ArrayRef<CompileSpec>(specs.data(), specs.size()));
+  InitResult out{r.ok() ? Error::Ok : r.error(), last_error_message(), r.ok() ? *r : nullptr};
+  return out;
+}
+
+void expect_reject(BackendInterface* backend, const std::string& what, const std::vector<uint8_t>& payload,
+                   const std::vector<std::string>& parts, const std::vector<CompileSpec>& specs = {}) {
+  InitResult r = init(backend, payload, specs);
+  if (r.error == Error::Ok) {
+    backend->destroy(r.handle);
+    check(false, what, "accepted");
+    return;
+  }
+  bool ok = true;
+  for (const std::string& p : parts) ok = ok && contains(r.message, p);
+  ok = ok && !contains(r.message, "payload accepted");
+  check(ok, what + " -> " + r.message, "message lacks the expected text");
+}
+
+void preload_cuda_libraries() {
+  const char* env = std::getenv("ET_CUDA_LIBRARY_DIR");
+  const std::string dir = env && *env ? env : ET_CUDA_LIBRARY_DIR;
+  for (const char* lib : {"libcudart.so." ET_CUDA_MAJOR, "libcublasLt.so." ET_CUDA_MAJOR,
+                          "libcublas.so." ET_CUDA_MAJOR}) {
+    if (dlopen(lib, RTLD_NOW | RTLD_GLOBAL) != nullptr) continue;  // found on the search path
+    const std::string path = dir + "/" + lib;
+    if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+      std::printf("note: cannot preload %s: %s\n", path.c_str(), dlerror());
+    }
+  }
+}
+
+float ref_out(int r, int c) {
+  float s = kB[c];
+  for (int k = 0; k < 3; ++k) s += kX[r][k] * kW[k][c];
+  return s < 0 ? 0 : s;
+}
+
+void run_module(const std::vector<uint8_t>& pte, bool have_device) {
+  using executorch::extension::make_tensor_ptr;
+  std::unique_ptr<uint8_t, void (*)(void*)> copy(
+      static_cast<uint8_t*>(std::aligned_alloc(16, (pte.size() + 15) / 16 * 16 + 16)), std::free);
+  std::memcpy(copy.get(), pte.data(), pte.size());
+  executorch::extension::module::Module module(
+      std::make_unique<executorch::extension::BufferDataLoader>(copy.get(), pte.size()));
+  for (int batch : {4, 2}) {
+    std::vector<float> x(&kX[0][0], &kX[0][0] + batch * 3);
+    auto input = make_tensor_ptr({batch, 3}, x.data());
+    executorch::runtime::clear_last_error();
+    auto result = module.forward(input);
+    const std::string msg = last_error_message();
+    if (!have_device) {
+      check(!result.ok() && contains(msg, "not available on this machine") && contains(msg, "no CUDA device"),
+            "Module::forward without a device names the reason -> " + msg);
+      return;
+    }
+    if (!result.ok()) {
+      check(false, "Module::forward batch " + std::to_string(batch), msg);
+      continue;
+    }
+    const auto& out = result->at(0).toTensor();
+    bool ok = out.dim() == 2 && out.size(0) == batch && out.size(1) == 5;
+    double max_err = 0;
+    if (ok) {
+      const float* p = out.const_data_ptr<float>();
+      for (int r = 0; r < batch; ++r) {
+        for (int c = 0; c < 5; ++c) max_err = std::max(max_err, std::fabs(double(p[r * 5 + c]) - ref_out(r, c)));
+      }
+    }
+    check(ok && max_err < 1e-5, "Module::forward on the GPU, batch " + std::to_string(batch),
+          "shape or values differ (max error " + std::to_string(max_err) + ")");
+  }
+}
+
+}  // namespace
+
+int main() {
+  preload_cuda_libraries();
+  Error e = executorch::runtime::load_component("cuda");
+  check(e == Error::Ok, "load_component(\"cuda\")", last_error_message());
+  BackendInterface* backend = executorch::runtime::get_backend_class("CudaBackend");
+  check(backend != nullptr, "CudaBackend is registered");
+  if (backend == nullptr) {
+    std::printf("%d passed, %d failed\n", g_passed, g_failed);
+    return 1;
+  }
+
+  executorch::runtime::clear_last_error();
+  const bool have_device = backend->is_available();
+  const std::string why = last_error_message();
+  std::printf("is_available(): %s%s%s\n", have_device ? "true" : "false", why.empty() ? "" : " -- ", why.c_str());
+  if (!have_device) check(contains(why, "no CUDA device: cudaGetDeviceCount"), "is_available() gives the reason", why);
+
+  const std::vector<uint8_t> good = wrap(build_program(Inner{}));
+
+  // Rejections (host-side checks, independent of any device).
+  std::vector<uint8_t> bad = good;
+  std::memcpy(bad.data(), "ETCUDA02", 8);
+  expect_reject(backend, "bad magic", bad, {"bad magic", "ETCUDA01"});
+  expect_reject(backend, "empty payload", {}, {"truncated"});
+  expect_reject(backend, "truncated header", std::vector<uint8_t>(good.begin(), good.begin() + 12), {"truncated"});
+  expect_reject(backend, "truncated program", std::vector<uint8_t>(good.begin(), good.end() - 40), {"truncated"});
+  bad = good;
+  bad.insert(bad.end(), 16, 0);
+  expect_reject(backend, "length mismatch", bad, {"length mismatch"});
+  const std::string aoti = "AOTInductor";
+  const std::string lower = "python -m executorch.lower --backend cuda";
+  std::vector<uint8_t> elf = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+  elf.resize(256, 0);
+  expect_reject(backend, "ELF payload", elf, {aoti, lower});
+  {
+    static char key[] = "method_name";
+    static char value[] = "forward";
+    std::vector<CompileSpec> specs = {CompileSpec{key, {value, 7}}};
+    expect_reject(backend, "AOTInductor compile specs", {}, {aoti, lower}, specs);
+  }
+  bad = good;
+  std::memset(bad.data() + 16 + 4, 'X', 4);  // the flatbuffer identifier
+  expect_reject(backend, "not an ET12 program", bad, {"ET12"});
+  bad = good;
+  for (size_t i = 40; i < bad.size(); i += 7) bad[i] ^= 0x5a;
+  {
+    InitResult r = init(backend, bad);
+    if (r.error == Error::Ok) backend->destroy(r.handle);
+    check(r.error != Error::Ok && !contains(r.message, "payload accepted"), "damaged program -> " + r.message);
+  }
+  Inner conv;
+  conv.op0 = "aten::convolution";
+  expect_reject(backend, "unknown operator", wrap(build_program(conv)), {"aten::convolution.out", "operators.txt"});
+  Inner i64;
+  i64.x_type = et_pte::ScalarType::LONG;
+  expect_reject(backend, "int64 tensor", wrap(build_program(i64)), {"fp32"});
+  Inner range;
+  range.mm_args = {0, 1, 99};
+  expect_reject(backend, "argument index out of range", wrap(build_program(range)), {"out of range"});
+  Inner arity;
+  arity.mm_args = {0, 1};
+  expect_reject(backend, "wrong arity", wrap(build_program(arity)), {"aten::mm.out", "arguments"});
+  Inner shape;
+  shape.w_sizes = {4, 5};
+  expect_reject(backend, "mismatched matmul shapes", wrap(build_program(shape)), {"cannot multiply"});
+  Inner kind;
+  kind.mm_args = {0, 4, 2};
+  expect_reject(backend, "Int where a Tensor is expected", wrap(build_program(kind)), {"kind Int, expected Tensor"});
+  Inner writes_const;
+  writes_const.mm_args = {0, 3, 1};
+  expect_reject(backend, "call writing a constant", wrap(build_program(writes_const)), {"constant"});
+
+  // The valid payload.
+  {
+    InitResult r = init(backend, good);
+    if (have_device) {
+      check(r.error == Error::Ok, "valid payload initialises on the GPU", r.message);
+      if (r.error == Error::Ok) backend->destroy(r.handle);
+    } else {
+      check(r.error != Error::Ok && contains(r.message, "payload accepted (3 kernel calls)") &&
+                contains(r.message, "no CUDA device"),
+            "valid payload is accepted, then needs a device -> " + r.message);
+    }
+  }
+
+  // A whole program through Module (and, with a device, dynamic batch).
+  Inner dyn;
+  dyn.x_dynamic = true;
+  run_module(build_outer(wrap(build_program(dyn)), true), have_device);
+
+  std::printf("%d passed, %d failed (%s)\n", g_passed, g_failed, have_device ? "with a CUDA device" : "no CUDA device");
+  return g_failed == 0 ? 0 : 1;
+}
