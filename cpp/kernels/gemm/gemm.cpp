@@ -396,10 +396,10 @@ inline __attribute__((always_inline)) void igemm_impl(const IgArgs& g, int64_t m
   const int64_t K = g.T * g.L;
   for (int64_t m = m0; m < m1; m += MR) {
     const int64_t mr = std::min<int64_t>(MR, m1 - m);
-    g.rows(g.ctx, m, mr, ptrs.get());
+    const float* const* rp = g.rows(g.ctx, m, mr, ptrs.get());
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t nr = std::min<int64_t>(NR, B.N - p * NR);
-      ukernel<VT, MR, NV>(g.T, g.L, ptrs.get(), B.data.data() + p * K * NR, B.bias.data() + p * NR,
+      ukernel<VT, MR, NV>(g.T, g.L, rp, B.data.data() + p * K * NR, B.bias.data() + p * NR,
                           g.C + m * g.rsc + p * NR, g.rsc, mr, nr, g.lo, g.hi);
     }
   }
@@ -456,9 +456,10 @@ struct DenseRows {
   int64_t rsa;
 };
 
-void dense_rows(const void* ctx, int64_t m0, int64_t mr, const float** ptrs) {
+const float* const* dense_rows(const void* ctx, int64_t m0, int64_t mr, const float** ptrs) {
   const DenseRows& d = *static_cast<const DenseRows*>(ctx);
   for (int64_t i = 0; i < mr; ++i) ptrs[i] = d.A + (m0 + i) * d.rsa;
+  return ptrs;
 }
 
 }  // namespace

@@ -28,8 +28,9 @@ struct PackedB {
 // B(k, j) = B[k * rsb + j * csb]; bias may be null.
 void pack_b(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, const float* bias, PackedB* out);
 
-// Fills ptrs[i * T + t] (i < mr, t < T) with the address of segment t of row m0 + i of A: L contiguous floats.
-using RowSegments = void (*)(const void* ctx, int64_t m0, int64_t mr, const float** ptrs);
+// Returns the addresses of the segments of rows m0 .. m0 + mr - 1 of A (L contiguous floats each), row-major:
+// [i * T + t]; either `scratch` (room for mr * T pointers) filled, or a precomputed table.
+using RowSegments = const float* const* (*)(const void* ctx, int64_t m0, int64_t mr, const float** scratch);
 
 // Indirect GEMM: row i of A is the concatenation of T segments of L floats each (K = T * L), given by `rows`
 // (convolutions point the segments at input pixels, or at zeros for padding, without an im2col copy).

@@ -68,7 +68,9 @@ struct Node {
   uint32_t new_h = 0, new_w = 0;
   std::vector<uint32_t> v1, v2;  // perm / new_shape / offsets / pre_paddings ; sizes / post_paddings
   std::vector<etk::PackedB> packed;  // weights (+ bias) packed at init, one per group (constant filter and bias)
-  std::vector<float> scratch;        // per-call work buffer (transposed convolution columns)
+  std::vector<float> scratch;        // per-call work buffer (padded input, transposed convolution columns)
+  std::vector<const float*> table;   // convolution segment pointers, valid for table_key (input address, shapes)
+  std::vector<int64_t> table_key;
 };
 
 struct Graph {

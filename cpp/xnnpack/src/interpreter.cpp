@@ -367,54 +367,114 @@ struct ConvRows {
   int64_t H, W, C, OH, OW, KH, KW, sh, sw, dh, dw, pad_t, pad_l, coff, gic;
 };
 
-inline const float* tap(const ConvRows& r, int64_t b, int64_t oy, int64_t ox, int64_t ky, int64_t kx) {
-  const int64_t iy = oy * r.sh + ky * r.dh - r.pad_t, ix = ox * r.sw + kx * r.dw - r.pad_l;
-  if (iy < 0 || iy >= r.H || ix < 0 || ix >= r.W) return nullptr;
-  return r.x + ((b * r.H + iy) * r.W + ix) * r.C + r.coff;
-}
-
-void conv_segments(const void* ctx, int64_t m0, int64_t mr, const float** ptrs) {
-  const ConvRows& r = *static_cast<const ConvRows*>(ctx);
-  const int64_t T = r.KH * r.KW, P = r.OH * r.OW;
+// Segment pointers of rows [m0, m0 + mr) (tap-major within a row), walking the output pixels in order.
+void fill_segments(const ConvRows& r, int64_t m0, int64_t mr, const float** ptrs) {
+  const int64_t P = r.OH * r.OW;
+  int64_t b = m0 / P, oy = (m0 % P) / r.OW, ox = m0 % r.OW;
   for (int64_t i = 0; i < mr; ++i) {
-    const int64_t m = m0 + i, b = m / P, oy = (m % P) / r.OW, ox = m % r.OW;
-    for (int64_t ky = 0; ky < r.KH; ++ky)
-      for (int64_t kx = 0; kx < r.KW; ++kx) {
-        const float* p = tap(r, b, oy, ox, ky, kx);
-        ptrs[i * T + ky * r.KW + kx] = p ? p : kZeros;
+    const int64_t iy0 = oy * r.sh - r.pad_t, ix0 = ox * r.sw - r.pad_l;
+    const float* base = r.x + b * r.H * r.W * r.C + r.coff;
+    for (int64_t ky = 0; ky < r.KH; ++ky) {
+      const int64_t iy = iy0 + ky * r.dh;
+      if (iy < 0 || iy >= r.H) {
+        for (int64_t kx = 0; kx < r.KW; ++kx) *ptrs++ = kZeros;
+        continue;
       }
+      const float* row = base + iy * r.W * r.C;
+      for (int64_t kx = 0; kx < r.KW; ++kx) {
+        const int64_t ix = ix0 + kx * r.dw;
+        *ptrs++ = (ix >= 0 && ix < r.W) ? row + ix * r.C : kZeros;
+      }
+    }
+    if (++ox == r.OW) {
+      ox = 0;
+      if (++oy == r.OH) {
+        oy = 0;
+        ++b;
+      }
+    }
   }
 }
 
-// Few input channels per group (or more than kZeroLen): copy the rows (im2col) into a per-thread buffer.
-void conv_im2col(const void* ctx, int64_t m0, int64_t mr, const float** ptrs) {
+const float* const* conv_segments(const void* ctx, int64_t m0, int64_t mr, const float** ptrs) {
+  fill_segments(*static_cast<const ConvRows*>(ctx), m0, mr, ptrs);
+  return ptrs;
+}
+
+struct CachedRows {
+  const float* const* table;
+  int64_t T;
+};
+
+const float* const* cached_segments(const void* ctx, int64_t m0, int64_t, const float**) {
+  const CachedRows& c = *static_cast<const CachedRows*>(ctx);
+  return c.table + m0 * c.T;
+}
+
+// Wide groups (more than kZeroLen channels): copy the rows (im2col) into a per-thread buffer.
+const float* const* conv_im2col(const void* ctx, int64_t m0, int64_t mr, const float** ptrs) {
   const ConvRows& r = *static_cast<const ConvRows*>(ctx);
-  const int64_t K = r.KH * r.KW * r.gic, P = r.OH * r.OW;
+  const int64_t T = r.KH * r.KW, K = T * r.gic;
   thread_local std::vector<float> buf;
   if (buf.size() < static_cast<size_t>(mr * K)) buf.resize(static_cast<size_t>(mr * K));
+  fill_segments(r, m0, mr, ptrs);
   for (int64_t i = 0; i < mr; ++i) {
-    const int64_t m = m0 + i, b = m / P, oy = (m % P) / r.OW, ox = m % r.OW;
     float* row = buf.data() + i * K;
-    for (int64_t ky = 0; ky < r.KH; ++ky)
-      for (int64_t kx = 0; kx < r.KW; ++kx) {
-        const float* p = tap(r, b, oy, ox, ky, kx);
-        float* d = row + (ky * r.KW + kx) * r.gic;
-        if (p) {
-          std::memcpy(d, p, static_cast<size_t>(r.gic) * sizeof(float));
-        } else {
-          std::memset(d, 0, static_cast<size_t>(r.gic) * sizeof(float));
-        }
+    for (int64_t t = 0; t < T; ++t) {
+      const float* p = ptrs[i * T + t];
+      float* d = row + t * r.gic;
+      if (p == kZeros) {
+        std::memset(d, 0, static_cast<size_t>(r.gic) * sizeof(float));
+      } else {
+        std::memcpy(d, p, static_cast<size_t>(r.gic) * sizeof(float));
       }
-    ptrs[i] = row;
+    }
   }
+  for (int64_t i = 0; i < mr; ++i) ptrs[i] = buf.data() + i * K;
+  return ptrs;
 }
 
-void conv2d(const Node& n, const Shape& si, const float* x, const std::vector<etk::PackedB>& w, const Shape& so,
-            float* y) {
+// Runs one group of a convolution on the indirect GEMM. Groups of one (the usual case) keep their segment table
+// between calls while the input address and shapes stay the same (the delegate's buffers persist).
+void conv_group(Node& n, const ConvRows& r, int64_t M, const etk::PackedB& B, float* yg, int64_t ldy, bool cache) {
+  const int64_t T = r.KH * r.KW;
+  if (r.gic > kZeroLen) {
+    etk::igemm(M, 1, T * r.gic, conv_im2col, &r, B, yg, ldy, n.out_min, n.out_max);
+    return;
+  }
+  if (!cache) {
+    etk::igemm(M, T, r.gic, conv_segments, &r, B, yg, ldy, n.out_min, n.out_max);
+    return;
+  }
+  const int64_t key[] = {reinterpret_cast<int64_t>(r.x), r.H, r.W, r.C, r.OH, r.OW, M, r.gic, r.KW};
+  if (n.table_key.size() != 9 || !std::equal(n.table_key.begin(), n.table_key.end(), key)) {
+    n.table.resize(static_cast<size_t>(M * T));
+    fill_segments(r, 0, M, n.table.data());
+    n.table_key.assign(key, key + 9);
+  }
+  const CachedRows c{n.table.data(), T};
+  etk::igemm(M, T, r.gic, cached_segments, &c, B, yg, ldy, n.out_min, n.out_max);
+}
+
+void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::PackedB>& w, const Shape& so, float* y) {
   const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2], OC = so[3];
   const int64_t gic = n.gic, goc = n.goc, G = n.groups, KH = n.kh, KW = n.kw, M = N * OH * OW;
   const bool pointwise = KH == 1 && KW == 1 && n.sh == 1 && n.sw == 1 && n.pad_t == 0 && n.pad_l == 0 &&
                          n.pad_b == 0 && n.pad_r == 0;
+  if (G == 1 && !pointwise && C < 8 && n.dw == 1) {
+    // Few channels (e.g. an RGB stem): pad the input once, then each filter row (kx = 0 .. KW-1) reads KW * C
+    // contiguous floats, one segment per ky instead of KW short ones.
+    const int64_t HP = H + n.pad_t + n.pad_b, WP = W + n.pad_l + n.pad_r;
+    std::vector<float>& xp = n.scratch;
+    if (xp.size() != static_cast<size_t>(N * HP * WP * C)) xp.assign(static_cast<size_t>(N * HP * WP * C), 0.f);
+    for (int64_t b = 0; b < N; ++b)
+      for (int64_t iy = 0; iy < H; ++iy)
+        std::memcpy(xp.data() + ((b * HP + iy + n.pad_t) * WP + n.pad_l) * C, x + (b * H + iy) * W * C,
+                    static_cast<size_t>(W * C) * sizeof(float));
+    const ConvRows r{xp.data(), HP, WP, C, OH, OW, KH, 1, n.sh, n.sw, n.dh, 1, 0, 0, 0, KW * C};
+    conv_group(n, r, M, w[0], y, OC, true);
+    return;
+  }
   for (int64_t g = 0; g < G; ++g) {
     const etk::PackedB& B = w[static_cast<size_t>(g)];
     float* yg = y + g * goc;
@@ -423,11 +483,7 @@ void conv2d(const Node& n, const Shape& si, const float* x, const std::vector<et
       continue;
     }
     const ConvRows r{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, g * gic, gic};
-    if (gic < 4 || gic > kZeroLen) {
-      etk::igemm(M, 1, KH * KW * gic, conv_im2col, &r, B, yg, OC, n.out_min, n.out_max);
-    } else {
-      etk::igemm(M, KH * KW, gic, conv_segments, &r, B, yg, OC, n.out_min, n.out_max);
-    }
+    conv_group(n, r, M, B, yg, OC, G == 1);
   }
 }
 
