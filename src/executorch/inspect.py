@@ -251,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     except PteError as e:
         print(f"error: {args.program}: {e}", file=sys.stderr)
         return 1
+    except Exception as e:  # no tracebacks from the tool: say what failed
+        print(f"error: {args.program}: cannot inspect this program ({type(e).__name__}: {e})", file=sys.stderr)
+        return 1
     print(json.dumps(info, indent=2) if args.json else format_text(info, args.program))
     return 0
 

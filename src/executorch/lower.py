@@ -30,6 +30,7 @@ import argparse
 import copy
 import struct
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,7 +55,6 @@ from executorch.pte import (
     PteError,
     PteFile,
     ScalarType,
-    TensorListT,
     TensorShapeDynamism,
     TensorT,
     _ints,
@@ -72,6 +72,7 @@ CUDA_BACKEND_ID = "CudaBackend"
 CUDA_MAGIC = b"ETCUDA01"
 SUBGRAPH_NAME = "subgraph"
 _VIEW_OP = "aten::view_copy.out"
+_MAX_RANK = 8  # the delegate's rank limit (cpp/cuda/src/descs.h kMaxDim)
 
 # Operators with more than one out argument (the others have exactly one, followed by the return slot).
 _OUT_ARGS = {"aten::native_layer_norm.out": 3}
@@ -132,8 +133,9 @@ class _Mem:
 class _Plan:
     """Facts about one execution plan the partitioner needs."""
 
-    def __init__(self, plan: ExecutionPlanT) -> None:
+    def __init__(self, plan: ExecutionPlanT, operators: frozenset[str]) -> None:
         self.plan = plan
+        self.delegable = operators
         self.values: list[EValueT] = plan.values or []
         self.ops = [operator_name(o) for o in plan.operators or []]
         self.inputs = set(_ints(plan.inputs))
@@ -211,7 +213,7 @@ class _Plan:
         """(args read, args written, tensors read incl. list items) of a candidate kernel call; None if the call
         cannot go to the delegate."""
         name = self.ops[kc.opIndex]
-        if name not in CUDA_OPERATORS:
+        if name not in self.delegable:
             return None
         args = _ints(kc.args)
         n_out = _OUT_ARGS.get(name, 1)
@@ -241,17 +243,25 @@ class _Plan:
                 tensors_read.append(v)
             elif self.values[v].valType in (KernelTypes.TensorList, KernelTypes.OptionalTensorList):
                 tensors_read.extend(self.list_items(v))
-        written: list[int] = []
-        for v in writes:
-            if self.is_tensor(v):
-                written.append(v)
-            elif self.values[v].valType == KernelTypes.TensorList:
-                written.extend(self.list_items(v))
-            elif self.values[v].valType != KernelTypes.Null:
-                return None
-        if any(self.is_constant(v) for v in written):
+        outs, ret = writes[:-1], writes[-1]
+        if not all(self.is_tensor(v) for v in outs) or len(set(outs)) != len(outs):
             return None
-        return reads, list(dict.fromkeys(written)), tensors_read
+        # The trailing return slot must be the out tensor (or the list of out tensors): the payload drops it.
+        ret_type = self.values[ret].valType
+        if not (
+            (ret_type == KernelTypes.Tensor and ret in outs)
+            or (ret_type == KernelTypes.TensorList and self.list_items(ret) == outs)
+            or ret_type == KernelTypes.Null
+        ):
+            return None
+        if any(self.is_constant(v) for v in outs):
+            return None
+        for v in [*tensors_read, *outs]:
+            t = self.tensor(v)
+            rank = len(_ints(t.sizes))
+            if rank > _MAX_RANK or _ints(t.dimOrder) not in ([], list(range(rank))):
+                return None  # the delegate runs contiguous tensors of rank <= 8
+        return reads, outs, tensors_read
 
 
 # --------------------------------------------------------------------------------------------------- subgraph
@@ -325,7 +335,7 @@ class _Subgraph:
         lst.val.items = [self._int(s) for s in sizes]
         size_list = self._add(lst)
         out = self._fresh_tensor(outer)
-        self._call(_VIEW_OP, [src, size_list, out, out])
+        self._call(_VIEW_OP, [src, size_list, out])
         return out
 
     def copy_value(self, outer: int) -> int:
@@ -354,24 +364,17 @@ class _Subgraph:
         return self.copy_value(outer)
 
     def write_arg(self, outer: int) -> int:
-        t = self.info.values[outer].valType
-        if t == KernelTypes.Tensor:
-            idx = self._fresh_tensor(outer)
-            self.current[outer] = idx
-            self.written[outer] = idx
-            self._seq += 1
-            self.write_order[outer] = self._seq
-            # Views of the old version are stale now.
-            for u in self.info.overlapping(outer):
-                if u not in self.written or u == outer:
-                    self.current.pop(u, None)
-            return idx
-        if t == KernelTypes.TensorList:
-            ev = EValueT()
-            ev.valType, ev.val = t, TensorListT()
-            ev.val.items = [self.current[i] for i in _ints(self.info.values[outer].val.items)]
-            return self._add(ev)
-        return self._add(copy.deepcopy(self.info.values[outer]))
+        """A new version of out tensor ``outer`` (kernel_io only admits tensors as out arguments)."""
+        idx = self._fresh_tensor(outer)
+        self.current[outer] = idx
+        self.written[outer] = idx
+        self._seq += 1
+        self.write_order[outer] = self._seq
+        # Tensors read through the same memory (views of the old contents) must be read again.
+        for u in self.info.overlapping(outer):
+            if u not in self.written:
+                self.current.pop(u, None)
+        return idx
 
     def _call(self, name: str, args: list[int]) -> None:
         if name not in self.op_index:
@@ -389,12 +392,9 @@ class _Subgraph:
         n_out = _OUT_ARGS.get(name, 1)
         new = [self.read_arg(v) for v in args[: -n_out - 1]]
         outs = [self.write_arg(v) for v in args[-n_out - 1 : -1]]
-        ret = args[-1]
-        if self.info.is_tensor(ret):
-            ret_idx = self.current[ret] if ret in self.written else self.write_arg(ret)
-        else:
-            ret_idx = self.write_arg(ret)
-        self._call(name, [*new, *outs, ret_idx])
+        # Payload calls carry the schema arguments only, out arguments last: no trailing return slot (the
+        # signatures of cpp/cuda/src/payload.cpp).
+        self._call(name, [*new, *outs])
         self.operators_run.append(name)
 
     def payload(self, outputs: list[int]) -> tuple[bytes, list[int]]:
@@ -498,8 +498,10 @@ def _used_outside(info: _Plan, chains: list[ChainT], run_chain: int, start: int,
     return used
 
 
-def _lower_plan(pte: PteFile, plan: ExecutionPlanT, inline: bool, report: LowerReport) -> bool:
-    info = _Plan(plan)
+def _lower_plan(
+    pte: PteFile, plan: ExecutionPlanT, operators: frozenset[str], inline: bool, report: LowerReport
+) -> bool:
+    info = _Plan(plan, operators)
     chains = plan.chains or []
     changed = False
     for ci, chain in enumerate(chains):
@@ -652,14 +654,24 @@ def _cpu_operators(plan: ExecutionPlanT) -> dict[str, int]:
     return counts
 
 
-def lower_program(pte: PteFile, backend: str = "cuda", *, inline: bool = False) -> LowerReport:
-    """Lowers ``pte`` in place (see the module documentation) and returns what moved."""
+def lower_program(
+    pte: PteFile, backend: str = "cuda", *, inline: bool = False, operators: Iterable[str] | None = None
+) -> LowerReport:
+    """Lowers ``pte`` in place (see the module documentation) and returns what moved.
+
+    ``operators`` restricts the delegated operators to a subset of :data:`CUDA_OPERATORS` (default: all of them;
+    an empty set lowers nothing).
+    """
     if backend.lower() != "cuda":
         raise ValueError(f"unknown backend {backend!r}: this tool lowers to 'cuda' only")
+    chosen = CUDA_OPERATORS if operators is None else frozenset(operators)
+    unknown = sorted(chosen - CUDA_OPERATORS)
+    if unknown:
+        raise ValueError(f"the CUDA delegate does not run {', '.join(unknown)} (see executorch/cuda_operators.txt)")
     report = LowerReport()
     changed = False
     for plan in pte.plans:
-        if _lower_plan(pte, plan, inline, report):
+        if _lower_plan(pte, plan, chosen, inline, report):
             _prune_plan(plan)
             changed = True
     if changed:
@@ -669,22 +681,27 @@ def lower_program(pte: PteFile, backend: str = "cuda", *, inline: bool = False) 
     return report
 
 
+Program = bytes | bytearray | memoryview | str | Path
+
+
 def lower(
-    program: bytes | bytearray | memoryview | str | Path, backend: str = "cuda", *, inline: bool = False
+    program: Program, backend: str = "cuda", *, inline: bool = False, operators: Iterable[str] | None = None
 ) -> bytes:
     """Lowers a ``.pte`` (bytes or a path) to ``backend`` ("cuda") and returns the new program's bytes.
 
-    ``inline=True`` stores the delegate payloads in the flatbuffer instead of segments. Raises
-    :class:`executorch.pte.PteError` for a corrupt or truncated input.
+    ``inline=True`` stores the delegate payloads in the flatbuffer instead of segments; ``operators`` limits what
+    is delegated (a subset of :data:`CUDA_OPERATORS`). Raises :class:`executorch.pte.PteError` for a corrupt or
+    truncated input.
     """
-    return lower_file(program, backend, inline=inline)[0]
+    return lower_file(program, backend, inline=inline, operators=operators)[0]
 
 
 def lower_file(
-    program: bytes | bytearray | memoryview | str | Path, backend: str = "cuda", *, inline: bool = False
+    program: Program, backend: str = "cuda", *, inline: bool = False, operators: Iterable[str] | None = None
 ) -> tuple[bytes, LowerReport]:
+    """Like :func:`lower`, also returning the :class:`LowerReport`."""
     pte = PteFile.load(program) if isinstance(program, str | Path) else PteFile.from_bytes(program)
-    report = lower_program(pte, backend, inline=inline)
+    report = lower_program(pte, backend, inline=inline, operators=operators)
     return pte.to_bytes(), report
 
 
@@ -703,6 +720,9 @@ def main(argv: list[str] | None = None) -> int:
         data, report = lower_file(args.input, args.backend, inline=args.inline)
     except PteError as e:
         print(f"error: {args.input}: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # no tracebacks from the tool: say what failed
+        print(f"error: {args.input}: cannot lower this program ({type(e).__name__}: {e})", file=sys.stderr)
         return 1
     try:
         Path(args.output).write_bytes(data)

@@ -373,7 +373,10 @@ class PteFile:
                 )
             segments.append(data[start : start + size])
         pte = cls(program, segments, header)
-        pte._check()
+        try:
+            pte._check()
+        except (AttributeError, TypeError, IndexError) as e:  # a table or union member missing where required
+            raise PteError(f"corrupt program: {type(e).__name__}: {e}") from None
         return pte
 
     def _check(self) -> None:
