@@ -303,7 +303,20 @@ void binary(const Shape& sa, const float* a, const Shape& sb, const float* b, co
       oa += idx[d] * st_a[d];
       ob += idx[d] * st_b[d];
     }
-    for (int64_t j = 0; j < inner; ++j) y[base + j] = f(a[oa + j * ia], b[ob + j * ib]);
+    const float* pa = a + oa;
+    const float* pb = b + ob;
+    float* py = y + base;
+    if (ia == 1 && ib == 1) {
+      for (int64_t j = 0; j < inner; ++j) py[j] = f(pa[j], pb[j]);
+    } else if (ia == 1 && ib == 0) {
+      const float q = pb[0];
+      for (int64_t j = 0; j < inner; ++j) py[j] = f(pa[j], q);
+    } else if (ia == 0 && ib == 1) {
+      const float p = pa[0];
+      for (int64_t j = 0; j < inner; ++j) py[j] = f(p, pb[j]);
+    } else {
+      for (int64_t j = 0; j < inner; ++j) py[j] = f(pa[j * ia], pb[j * ib]);
+    }
     for (size_t d = r - 1; d-- > 0;) {
       if (++idx[d] < so[d]) break;
       idx[d] = 0;
@@ -630,25 +643,58 @@ void resize_bilinear(const Node& n, const Shape& si, const float* x, const Shape
 
 // Strided copy: y (dense, shape `so`) gets x at `offsets` with per-dim input strides `st` (for slice/transpose).
 void gather_nd(const Shape& so, const float* x, const int64_t* st, int64_t base, float* y) {
-  const size_t r = so.size();
   const int64_t total = numel_of(so);
   if (total == 0) return;
+  // Canonical form: size-1 dims dropped, dims whose input strides nest merged (an NCHW <-> NHWC transpose
+  // becomes a 2-D one).
+  int64_t ds[kMaxRank + 2], ss[kMaxRank + 2];
+  int r = 0;
+  for (size_t d = 0; d < so.size(); ++d) {
+    if (so[d] == 1) continue;
+    if (r > 0 && ss[r - 1] == st[d] * so[d]) {
+      ds[r - 1] *= so[d];
+      ss[r - 1] = st[d];
+    } else {
+      ds[r] = so[d];
+      ss[r] = st[d];
+      ++r;
+    }
+  }
   if (r == 0) {
     y[0] = x[base];
     return;
   }
+  if (r == 1) {
+    ds[1] = ds[0];
+    ss[1] = ss[0];
+    ds[0] = 1;
+    ss[0] = 0;
+    r = 2;
+  }
+  const int64_t inner = ds[r - 1], is = ss[r - 1], mid = ds[r - 2], ms = ss[r - 2];
   int64_t idx[kMaxRank + 2] = {0};
-  const int64_t inner = so[r - 1], is = st[r - 1];
-  for (int64_t o = 0; o < total; o += inner) {
+  for (int64_t o = 0; o < total; o += inner * mid) {
     int64_t off = base;
-    for (size_t d = 0; d + 1 < r; ++d) off += idx[d] * st[d];
+    for (int d = 0; d + 2 < r; ++d) off += idx[d] * ss[d];
+    float* dst = y + o;
     if (is == 1) {
-      std::memcpy(y + o, x + off, static_cast<size_t>(inner) * sizeof(float));
+      for (int64_t i = 0; i < mid; ++i)
+        std::memcpy(dst + i * inner, x + off + i * ms, static_cast<size_t>(inner) * sizeof(float));
     } else {
-      for (int64_t j = 0; j < inner; ++j) y[o + j] = x[off + j * is];
+      // Blocked 2-D transpose-like copy: 8 rows of the output at a time, so reads walk 8 strided streams.
+      int64_t i = 0;
+      for (; i + 8 <= mid; i += 8) {
+        const float* src = x + off + i * ms;
+        for (int64_t j = 0; j < inner; ++j)
+          for (int64_t k = 0; k < 8; ++k) dst[(i + k) * inner + j] = src[k * ms + j * is];
+      }
+      for (; i < mid; ++i) {
+        const float* src = x + off + i * ms;
+        for (int64_t j = 0; j < inner; ++j) dst[i * inner + j] = src[j * is];
+      }
     }
-    for (size_t d = r - 1; d-- > 0;) {
-      if (++idx[d] < so[d]) break;
+    for (int d = r - 2; d-- > 0;) {
+      if (++idx[d] < ds[d]) break;
       idx[d] = 0;
     }
   }
