@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <chrono>
+#include <cstdlib>
 
 #include <executorch/extension/parallel/thread_parallel.h>
 #include <executorch/runtime/kernel/kernel_includes.h>
@@ -776,7 +778,7 @@ Error compute(Graph& g, Node& n, const Shape& so, float* y) {
     case NodeKind::ReciprocalSquareRoot: unary(a, y, total, [](float v) { return 1.f / std::sqrt(v); }); break;
     case NodeKind::Sin: unary(a, y, total, [](float v) { return std::sin(v); }); break;
     case NodeKind::Cos: unary(a, y, total, [](float v) { return std::cos(v); }); break;
-    case NodeKind::Hardswish: unary(a, y, total, [](float v) { return v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f; }); break;
+    case NodeKind::Hardswish: unary(a, y, total, [](float v) { return v * std::min(std::max(v + 3.f, 0.f), 6.f) * (1.f / 6.f); }); break;
     case NodeKind::Gelu: unary(a, y, total, [](float v) { return 0.5f * v * (1.f + std::erf(v * 0.70710678118654752f)); }); break;
     case NodeKind::ELU: { const float al = n.alpha; unary(a, y, total, [al](float v) { return v > 0.f ? v : al * std::expm1(v); }); break; }
     case NodeKind::LeakyReLU: { const float s = n.alpha; unary(a, y, total, [s](float v) { return v >= 0.f ? v : v * s; }); break; }
@@ -908,9 +910,38 @@ Error compute(Graph& g, Node& n, const Shape& so, float* y) {
   return Error::Ok;
 }
 
+// EXECUTORCH_XNNPACK_PROFILE=1: time spent per node kind (and how many nodes ran), printed to stderr at exit. A
+// diagnostic for docs/xnnpack.md's account of where the time goes; off by default (one getenv per process).
+struct KindProfile {
+  double us[128] = {};
+  int64_t calls[128] = {};
+  std::mutex mu;
+  ~KindProfile() {
+    double total = 0;
+    for (double v : us) total += v;
+    if (total <= 0) return;
+    std::fprintf(stderr, "xnnpack profile (all calls):\n");
+    for (int k = 0; k < 128; ++k) {
+      if (calls[k] == 0) continue;
+      std::fprintf(stderr, "  %-24s %10.1f us %5.1f%% %8" PRId64 " node runs\n", node_name(static_cast<NodeKind>(k)),
+                   us[k], 100.0 * us[k] / total, calls[k]);
+    }
+  }
+};
+
+KindProfile* profile() {
+  static KindProfile* p = [] {
+    const char* env = std::getenv("EXECUTORCH_XNNPACK_PROFILE");
+    static KindProfile instance;
+    return env != nullptr && env[0] == '1' ? &instance : nullptr;
+  }();
+  return p;
+}
+
 }  // namespace
 
 Error run_graph(Graph& g, bool do_compute) {
+  KindProfile* prof = do_compute ? profile() : nullptr;
   for (Node& n : g.nodes) {
     Shape so;
     Error e = infer(g, n, &so);
@@ -926,7 +957,17 @@ Error run_graph(Graph& g, bool do_compute) {
     if (buf.size() < static_cast<size_t>(total)) buf.resize(static_cast<size_t>(total));
     float* y = buf.data();
     g.ptrs[n.out] = y;
-    e = compute(g, n, so, y);
+    if (prof != nullptr) {
+      const auto t0 = std::chrono::steady_clock::now();
+      e = compute(g, n, so, y);
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      const int k = static_cast<int>(n.kind) & 127;
+      std::lock_guard<std::mutex> lock(prof->mu);
+      prof->us[k] += us;
+      ++prof->calls[k];
+    } else {
+      e = compute(g, n, so, y);
+    }
     if (e != Error::Ok) return e;
   }
   return Error::Ok;
