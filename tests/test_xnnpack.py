@@ -7,6 +7,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +61,26 @@ def test_xnnpack_fixture_matches_reference(sdk: Path, case: Case, tmp_path: Path
             np.testing.assert_array_equal(got, ref)
 
 
+CONV_FIXTURES = ("cnn", "mobilenet", "resnet_block", "mobilenet_v3", "unet", "audio_conv1d", "gpt_decoder")
+
+
+@pytest.mark.parametrize("isa", ["avx2", "baseline"])
+@pytest.mark.parametrize("fixture", CONV_FIXTURES)
+def test_every_gemm_isa_path_matches_reference(
+    sdk: Path, tmp_path: Path, quiet_env: dict[str, str], fixture: str, isa: str
+) -> None:
+    # The shared GEMM picks its micro-kernels (and the depthwise kernel) per CPU; EXECUTORCH_GEMM_ISA caps the
+    # choice so the AVX2 and baseline kernels are checked on an AVX-512 machine too.
+    env = dict(quiet_env, EXECUTORCH_GEMM_ISA=isa)
+    for case in (c for c in XNNPACK if c.fixture == fixture):
+        out = tmp_path / str(case.index)
+        out.mkdir()
+        proc = run_case(sdk, case, out, env)
+        assert proc.returncode == 0, proc.stderr
+        for i, ref_path in enumerate(case.outputs):
+            np.testing.assert_allclose(np.load(out / f"out{i}.npy"), np.load(ref_path), atol=case.atol, rtol=case.rtol)
+
+
 def test_dynamic_batch_runs_every_batch_size(sdk: Path, tmp_path: Path, quiet_env: dict[str, str]) -> None:
     cases = [c for c in XNNPACK if c.fixture == "dynamic_batch"]
     batches = {np.load(c.inputs[0]).shape[0] for c in cases}
@@ -69,6 +91,54 @@ def test_dynamic_batch_runs_every_batch_size(sdk: Path, tmp_path: Path, quiet_en
         proc = run_case(sdk, c, out, quiet_env)
         assert proc.returncode == 0, proc.stderr
         assert np.load(out / "out0.npy").shape == np.load(c.outputs[0]).shape
+
+
+def thread_cpu_ticks(pid: int) -> dict[int, int]:
+    """utime + stime (clock ticks) of every thread of a running process, by thread id."""
+    ticks = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the thread (or the process) ended meanwhile
+        ticks[int(task.name)] = int(fields[11]) + int(fields[12])
+    return ticks
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/<pid>/task")
+@pytest.mark.parametrize("threads", [1, 3])
+def test_delegate_runs_on_the_configured_pool(
+    sdk: Path, tmp_path: Path, quiet_env: dict[str, str], threads: int
+) -> None:
+    # EXECUTORCH_NUM_THREADS sizes the one process-wide pool, and the delegate's convolutions run on exactly that
+    # many threads: the process never has more threads than that (the caller + threads - 1 workers; no second
+    # pool, no XNNPACK/pthreadpool threads), and with a pool every one of them does work.
+    case = next(c for c in XNNPACK if c.fixture == "resnet_block")
+    cmd = [str(sdk / "bin" / "executorch_runner"), str(case.pte), "--repeat", "3000"]
+    for i in case.inputs:
+        cmd += ["--input", str(i)]
+    env = dict(quiet_env, EXECUTORCH_NUM_THREADS=str(threads))
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    most, last = 0, {}
+    deadline = time.monotonic() + 300
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                sample = thread_cpu_ticks(proc.pid)
+            except OSError:
+                break  # exited between poll() and the read
+            if sample:
+                most, last = max(most, len(sample)), sample
+            time.sleep(0.02)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "median_us" in out
+    assert most == threads, f"{most} threads seen with EXECUTORCH_NUM_THREADS={threads}"
+    busy = [tid for tid, t in last.items() if t > 0]
+    assert len(busy) == threads, f"threads that ran: {last}"
 
 
 def test_missing_delegate_library_names_the_package(sdk: Path, tmp_path: Path, quiet_env: dict[str, str]) -> None:
