@@ -154,13 +154,16 @@ class _Plan:
             for ins in chain.instructions or []:
                 a = ins.instrArgs
                 if ins.instrArgsType == InstructionArguments.KernelCall and len(a.args or []):
-                    written = int(a.args[-1])
+                    written = [int(a.args[-1])]
+                elif ins.instrArgsType == InstructionArguments.DelegateCall:
+                    written = _ints(a.args)  # a delegate may return scalars among its outputs
                 elif ins.instrArgsType == InstructionArguments.MoveCall:
-                    written = int(a.moveTo)
+                    written = [int(a.moveTo)]
                 else:
                     continue
-                if 0 <= written < len(self.values) and self.values[written].valType in _SCALAR_TYPES:
-                    self.dynamic.add(written)
+                self.dynamic.update(
+                    v for v in written if 0 <= v < len(self.values) and self.values[v].valType in _SCALAR_TYPES
+                )
         # Tensors some instruction or the caller writes; an exact alias never written is a static view (it gets
         # its data through the planned memory it shares with the tensor it views).
         self.written_somewhere: set[int] = set(self.inputs)
