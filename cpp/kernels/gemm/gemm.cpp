@@ -429,6 +429,85 @@ __attribute__((target("avx2,fma"))) void ig_avx2_8(const IgArgs& g, int64_t a, i
 #endif
 void ig_base_8(const IgArgs& g, int64_t a, int64_t b, int64_t c, int64_t d) { igemm_impl<v4f, 6, 2>(g, a, b, c, d); }
 
+#if defined(__x86_64__) || defined(__i386__)
+typedef int v16i __attribute__((vector_size(64)));
+typedef unsigned long long v8u64 __attribute__((vector_size(64)));
+
+// N <= 8 on AVX-512 (kind 5): one zmm per row holds two k-phases of the 8 columns, lanes [2j, 2j + 1] =
+// (k even, k odd) of column j, so each FMA does 16 useful multiply-adds and each A load (a 64-bit broadcast of
+// two neighbouring floats) feeds it. B is packed per segment as pairs [B(k, j), B(k + 1, j)] (an odd segment
+// length ends with a pair whose second half is 0), the bias in the even lanes; the lane pairs are summed at the end.
+template <int MR>
+inline __attribute__((always_inline)) void pair_kernel(const IgArgs& g, int64_t m0, int64_t m1) {
+  thread_local std::unique_ptr<const float*[]> ptrs;
+  thread_local int64_t cap = 0;
+  if (cap < MR * g.T) {
+    ptrs.reset(new const float*[static_cast<size_t>(MR * g.T)]);
+    cap = MR * g.T;
+  }
+  const PackedB& B = *g.B;
+  const int64_t L = g.L, L2 = L / 2, nr = B.N;
+  const v16i even = {-1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0};
+  const v16i swap = {1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14};
+  const v16i pick = {0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14};
+  v16f bias;
+  std::memcpy(&bias, B.bias.data(), sizeof(v16f));
+  const v8f lov = v8f{} + g.lo, hiv = v8f{} + g.hi;
+  for (int64_t m = m0; m < m1; m += MR) {
+    const int64_t mr = std::min<int64_t>(MR, m1 - m);
+    const float* const* a = g.rows(g.ctx, m, mr, ptrs.get());
+    v16f acc[MR];
+    for (int i = 0; i < MR; ++i) acc[i] = bias;
+    const float* Bp = B.data.data();
+    for (int64_t t = 0; t < g.T; ++t) {
+      const float* ap[MR];
+      for (int i = 0; i < MR; ++i) ap[i] = a[(i < mr ? i : mr - 1) * g.T + t];
+      for (int64_t q = 0; q < L2; ++q) {
+        v16f b;
+        std::memcpy(&b, Bp, sizeof(v16f));
+        for (int i = 0; i < MR; ++i) {
+          unsigned long long u;
+          std::memcpy(&u, ap[i] + 2 * q, sizeof(u));
+          acc[i] += reinterpret_cast<v16f>(v8u64{} + u) * b;
+        }
+        Bp += 16;
+      }
+      if (L & 1) {
+        v16f b;
+        std::memcpy(&b, Bp, sizeof(v16f));
+        for (int i = 0; i < MR; ++i) {
+          const v16f av = reinterpret_cast<v16f>(reinterpret_cast<v16i>(v16f{} + ap[i][L - 1]) & even);
+          acc[i] += av * b;
+        }
+        Bp += 16;
+      }
+    }
+    for (int i = 0; i < MR; ++i) {
+      if (i >= mr) break;
+      const v16f s2 = acc[i] + __builtin_shuffle(acc[i], swap);
+      const v16f e = __builtin_shuffle(s2, pick);
+      v8f r;
+      std::memcpy(&r, &e, sizeof(v8f));
+      r = r < lov ? lov : r;
+      r = r > hiv ? hiv : r;
+      float* c = g.C + (m + i) * g.rsc;
+      if (nr == 8) {
+        std::memcpy(c, &r, sizeof(v8f));
+      } else {
+        float tmp[8];
+        std::memcpy(tmp, &r, sizeof(v8f));
+        for (int64_t j = 0; j < nr; ++j) c[j] = tmp[j];
+      }
+    }
+  }
+}
+
+__attribute__((target("avx512f,avx2,fma"))) void ig_avx512_pair(const IgArgs& g, int64_t a, int64_t b, int64_t,
+                                                                  int64_t) {
+  pair_kernel<16>(g, a, b);
+}
+#endif
+
 // kind -> micro-kernel (see choose_kind).
 IgKernel ig_kernel(int kind) {
   switch (kind) {
@@ -437,17 +516,19 @@ IgKernel ig_kernel(int kind) {
     case 2: return IgKernel{8, 8, ig_avx2_8};
     case 3: return IgKernel{8, 32, ig_avx512_32};
     case 4: return IgKernel{8, 16, ig_avx512_16};
+    case 5: return IgKernel{16, 8, ig_avx512_pair};
 #endif
     default: return IgKernel{6, 8, ig_base_8};
   }
 }
 
-int choose_kind(int64_t N) {
+int choose_kind(int64_t N, int64_t seg) {
 #if defined(__x86_64__) || defined(__i386__)
-  if (isa() == 2) return N <= 8 ? 2 : N <= 16 ? 4 : 3;
+  if (isa() == 2) return N <= 8 ? (seg > 1 ? 5 : 2) : N <= 16 ? 4 : 3;
   if (isa() == 1) return N <= 8 ? 2 : 1;
 #endif
   (void)N;
+  (void)seg;
   return 0;
 }
 
@@ -464,12 +545,30 @@ const float* const* dense_rows(const void* ctx, int64_t m0, int64_t mr, const fl
 
 }  // namespace
 
-void pack_b(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, const float* bias, PackedB* out) {
+void pack_b(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, const float* bias, PackedB* out,
+            int64_t seg) {
+  if (seg <= 0 || K % seg != 0) seg = K;
   out->K = K;
   out->N = N;
-  out->kind = choose_kind(N);
+  out->seg = seg;
+  out->kind = choose_kind(N, seg);
   const int64_t NR = ig_kernel(out->kind).nr;
   out->nr = static_cast<int>(NR);
+  if (out->kind == 5) {  // one panel of k-pairs per segment (see pair_kernel)
+    const int64_t T = K / seg, pairs = (seg + 1) / 2;
+    out->data.assign(static_cast<size_t>(T * pairs * 16), 0.f);
+    out->bias.assign(16, 0.f);
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t q = 0; q < pairs; ++q)
+        for (int64_t h = 0; h < 2 && 2 * q + h < seg; ++h) {
+          const int64_t k = t * seg + 2 * q + h;
+          for (int64_t j = 0; j < N; ++j) out->data[static_cast<size_t>(((t * pairs + q) * 8 + j) * 2 + h)] =
+              B[k * rsb + j * csb];
+        }
+    if (bias != nullptr)
+      for (int64_t j = 0; j < N; ++j) out->bias[static_cast<size_t>(2 * j)] = bias[j];
+    return;
+  }
   const int64_t panels = (N + NR - 1) / NR;
   out->data.assign(static_cast<size_t>(panels * K * NR), 0.f);
   out->bias.assign(static_cast<size_t>(panels * NR), 0.f);
@@ -486,6 +585,8 @@ void pack_b(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, cons
 void igemm(int64_t M, int64_t T, int64_t L, RowSegments rows, const void* ctx, const PackedB& B, float* C,
            int64_t rsc, float lo, float hi, bool parallel) {
   if (M <= 0 || B.N <= 0) return;
+  // The packing of kind 5 depends on the segment length; callers pack with the L they call with.
+  if (B.kind == 5 && L != B.seg) __builtin_trap();
   const IgKernel kr = ig_kernel(B.kind);
   IgArgs g{M, T, L, rows, ctx, &B, C, rsc, lo, hi};
   const int64_t panels = (B.N + kr.nr - 1) / kr.nr;

@@ -19,14 +19,17 @@ void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t
 // [K][NR] contiguous; NR and the micro-kernel are picked from N and the CPU at pack time.
 struct PackedB {
   int64_t K = 0, N = 0;
+  int64_t seg = 0;            // segment length the packing assumes (igemm's L; K for a dense A)
   int kind = 0;               // micro-kernel variant
   int nr = 0;                 // panel width
   std::vector<float> data;    // ceil(N / nr) panels of K x nr
   std::vector<float> bias;    // ceil(N / nr) * nr (zeros without a bias)
 };
 
-// B(k, j) = B[k * rsb + j * csb]; bias may be null.
-void pack_b(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, const float* bias, PackedB* out);
+// B(k, j) = B[k * rsb + j * csb]; bias may be null. `seg`: the segment length L igemm will be called with (K / L
+// segments per row; 0 = K, a dense A); some micro-kernels pack per segment.
+void pack_b(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, const float* bias, PackedB* out,
+            int64_t seg = 0);
 
 // Returns the addresses of the segments of rows m0 .. m0 + mr - 1 of A (L contiguous floats each), row-major:
 // [i * T + t]; either `scratch` (room for mr * T pointers) filled, or a precomputed table.

@@ -332,6 +332,24 @@ void binary(const Shape& sa, const float* a, const Shape& sb, const float* b, co
 constexpr int64_t kZeroLen = 4096;
 alignas(64) const float kZeros[kZeroLen] = {};
 
+bool is_pointwise(const Node& n) {
+  return n.kh == 1 && n.kw == 1 && n.sh == 1 && n.sw == 1 && n.pad_t == 0 && n.pad_l == 0 && n.pad_b == 0 &&
+         n.pad_r == 0;
+}
+
+// Few input channels (e.g. an RGB stem): the input is padded once and each filter row is one segment.
+bool uses_padded_rows(const Node& n) {
+  return n.groups == 1 && !is_pointwise(n) && n.gic < 8 && n.dw == 1 && int64_t{n.kw} * n.gic <= kZeroLen;
+}
+
+// The row segment length conv2d runs a Conv2d node's GEMM with (the packing depends on it).
+int64_t conv_segment_length(const Node& n) {
+  const int64_t K = int64_t{n.kh} * n.kw * n.gic;
+  if (is_pointwise(n)) return K;
+  if (uses_padded_rows(n)) return int64_t{n.kw} * n.gic;
+  return n.gic > kZeroLen ? K : n.gic;
+}
+
 // Packs the weights (and bias) of a FullyConnected, Conv2d or ConvTranspose2d node: one PackedB per group.
 //   FullyConnected: B = W^T ([in, out]); Conv2d: B_g[(ky, kx, ic)][oc] from the OHWI filter;
 //   ConvTranspose2d: B_g[ic][(ky, kx, oc)] (its bias is added after the scatter, not here).
@@ -348,9 +366,10 @@ void pack_node(const Node& n, const Shape& ws, const float* w, const float* bias
   const int64_t G = n.groups, gic = n.gic, goc = n.goc, T = int64_t{n.kh} * n.kw;
   out->resize(static_cast<size_t>(G));
   if (n.kind == NodeKind::Conv2d) {
-    const int64_t K = T * gic;
+    const int64_t K = T * gic, seg = conv_segment_length(n);
     for (int64_t g = 0; g < G; ++g)
-      etk::pack_b(K, goc, w + g * goc * K, 1, K, bias ? bias + g * goc : nullptr, &(*out)[static_cast<size_t>(g)]);
+      etk::pack_b(K, goc, w + g * goc * K, 1, K, bias ? bias + g * goc : nullptr, &(*out)[static_cast<size_t>(g)],
+                  seg);
     return;
   }
   std::vector<float> dense(static_cast<size_t>(gic * T * goc));
@@ -474,9 +493,8 @@ void conv_group(Node& n, const ConvRows& r, int64_t M, const etk::PackedB& B, fl
 void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::PackedB>& w, const Shape& so, float* y) {
   const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2], OC = so[3];
   const int64_t gic = n.gic, goc = n.goc, G = n.groups, KH = n.kh, KW = n.kw, M = N * OH * OW;
-  const bool pointwise = KH == 1 && KW == 1 && n.sh == 1 && n.sw == 1 && n.pad_t == 0 && n.pad_l == 0 &&
-                         n.pad_b == 0 && n.pad_r == 0;
-  if (G == 1 && !pointwise && C < 8 && n.dw == 1) {
+  const bool pointwise = is_pointwise(n);
+  if (uses_padded_rows(n)) {
     // Few channels (e.g. an RGB stem): pad the input once, then each filter row (kx = 0 .. KW-1) reads KW * C
     // contiguous floats, one segment per ky instead of KW short ones.
     const int64_t HP = H + n.pad_t + n.pad_b, WP = W + n.pad_l + n.pad_r;
