@@ -6,6 +6,9 @@ namespace etcuda {
 
 constexpr int kMaxDim = 8;  // tensor rank limit of the delegate (kernel parameter arrays)
 
+enum class BinaryOp : int { Add, Sub, Mul, Div };  // Add: a + alpha*b, Sub: a - alpha*b
+enum class UnaryOp : int { Relu, GeluErf, GeluTanh, Sigmoid, Tanh, Clamp };
+
 // Strided copy descriptor: element (i0..in) goes from src[src_off + sum i*src_stride] to dst[dst_off + ...].
 struct CopyDesc {
   int ndim = 0;

@@ -9,9 +9,6 @@
 
 namespace etcuda {
 
-enum class BinaryOp : int { Add, Sub, Mul, Div };  // Add: a + alpha*b, Sub: a - alpha*b
-enum class UnaryOp : int { Relu, GeluErf, GeluTanh, Sigmoid, Tanh, Clamp };
-
 // out (contiguous, d.size) = op(a, b) with a and b read through d's strides; b_is_scalar: b is `scalar`.
 cudaError_t launch_binary(BinaryOp op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar,
                           float scalar, const BinaryDesc& d, cudaStream_t stream);

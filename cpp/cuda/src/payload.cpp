@@ -14,6 +14,7 @@
 #include <executorch/runtime/core/error.h>
 
 #include "cuda_operators.h"
+#include "executor.h"
 #include "graph.h"
 #include "program_generated.h"
 
@@ -376,6 +377,15 @@ Error check_args(const OpEntry& op, size_t si, Step* step, Graph* g) {
 }
 
 }  // namespace
+
+Error exec_fail(Error e, const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  return set_last_error(e, "CudaBackend: %s", buf);
+}
 
 Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> specs, const NamedDataMap* named_data,
                     Graph* g) {

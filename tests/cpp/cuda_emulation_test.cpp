@@ -1,0 +1,310 @@
+// Runs programs lowered with `python -m executorch.lower --backend cuda` through the CudaBackend's own payload
+// reader, shape planner and execution logic (cpp/cuda/src/payload.cpp + executor.h, compiled in here), with the
+// device operations emulated on the host: the elementwise/softmax/layer-norm/copy loops mirror kernels.cu index
+// for index, and sgemm follows cuBLAS's (column-major BLAS) semantics, so the operand swapping and leading
+// dimensions the backend passes to cuBLAS are checked too. Outputs are compared with the fixtures' expected
+// outputs. What this cannot check is the CUDA code itself (kernels.cu launches, device memory, streams).
+//
+// usage: cuda_emulation_test LOWERED.pte FIXTURE_DIR [LOWERED.pte FIXTURE_DIR]...
+//   FIXTURE_DIR holds <method>_case<N>_in<K>.npy / <method>_case<N>_out<K>.npy (tests/fixtures/<name>).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <new>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+#include <executorch/extension/data_loader/buffer_data_loader.h>
+#include <executorch/extension/module/module.h>
+#include <executorch/extension/tensor/tensor.h>
+#include <executorch/runtime/backend/interface.h>
+
+#include "executor.h"
+#include "graph.h"
+#include "npy.h"
+
+using executorch::runtime::Error;
+
+namespace {
+
+int g_delegate_calls = 0;
+
+struct HostDev {
+  Error alloc(float** p, int64_t n) {
+    *p = new (std::nothrow) float[static_cast<size_t>(n)];
+    return *p ? Error::Ok : Error::MemoryAllocationFailed;
+  }
+  void release(float* p) { delete[] p; }
+  Error h2d(float* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); return Error::Ok; }
+  Error d2h(void* dst, const float* src, size_t bytes) { std::memcpy(dst, src, bytes); return Error::Ok; }
+  Error d2d(float* dst, const float* src, size_t bytes) { std::memmove(dst, src, bytes); return Error::Ok; }
+  Error zero(float* p, size_t bytes) { std::memset(p, 0, bytes); return Error::Ok; }
+
+  Error binary(etcuda::BinaryOp op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar,
+               float scalar, const etcuda::BinaryDesc& d) {
+    for (int64_t idx = 0; idx < d.n; ++idx) {
+      int64_t rem = idx, oa = 0, ob = 0;
+      for (int k = d.ndim - 1; k >= 0; --k) {
+        const int64_t c = rem % d.size[k];
+        rem /= d.size[k];
+        oa += c * d.a_stride[k];
+        ob += c * d.b_stride[k];
+      }
+      const float x = a[oa], y = b_is_scalar ? scalar : b[ob];
+      float r = 0;
+      switch (op) {
+        case etcuda::BinaryOp::Add: r = x + alpha * y; break;
+        case etcuda::BinaryOp::Sub: r = x - alpha * y; break;
+        case etcuda::BinaryOp::Mul: r = x * y; break;
+        case etcuda::BinaryOp::Div: r = x / y; break;
+      }
+      out[idx] = r;
+    }
+    return Error::Ok;
+  }
+
+  Error unary(etcuda::UnaryOp op, float lo, float hi, float* out, const float* in, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float x = in[i];
+      float r = x;
+      switch (op) {
+        case etcuda::UnaryOp::Relu: r = x < 0.f ? 0.f : x; break;
+        case etcuda::UnaryOp::GeluErf: r = 0.5f * x * (1.f + std::erf(x * 0.70710678118654752f)); break;
+        case etcuda::UnaryOp::GeluTanh:
+          r = 0.5f * x * (1.f + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+          break;
+        case etcuda::UnaryOp::Sigmoid: r = 1.f / (1.f + std::exp(-x)); break;
+        case etcuda::UnaryOp::Tanh: r = std::tanh(x); break;
+        case etcuda::UnaryOp::Clamp:
+          if (r < lo) r = lo;
+          if (r > hi) r = hi;
+          break;
+      }
+      out[i] = r;
+    }
+    return Error::Ok;
+  }
+
+  Error softmax(float* out, const float* in, int64_t outer, int64_t len, int64_t inner, bool log) {
+    for (int64_t row = 0; row < outer * inner; ++row) {
+      const int64_t o = row / inner, i = row % inner;
+      const float* x = in + o * len * inner + i;
+      float* y = out + o * len * inner + i;
+      float m = -INFINITY;
+      for (int64_t k = 0; k < len; ++k) m = std::fmax(m, x[k * inner]);
+      float s = 0.f;
+      for (int64_t k = 0; k < len; ++k) s += std::exp(x[k * inner] - m);
+      const float ls = std::log(s);
+      for (int64_t k = 0; k < len; ++k) y[k * inner] = log ? x[k * inner] - m - ls : std::exp(x[k * inner] - m) / s;
+    }
+    return Error::Ok;
+  }
+
+  Error layer_norm(float* out, float* mean, float* rstd, const float* in, const float* w, const float* b, int64_t rows,
+                   int64_t cols, float eps) {
+    for (int64_t row = 0; row < rows; ++row) {
+      const float* x = in + row * cols;
+      float* y = out + row * cols;
+      float s = 0.f;
+      for (int64_t k = 0; k < cols; ++k) s += x[k];
+      const float mu = s / static_cast<float>(cols);
+      float q = 0.f;
+      for (int64_t k = 0; k < cols; ++k) q += (x[k] - mu) * (x[k] - mu);
+      const float r = 1.f / std::sqrt(q / static_cast<float>(cols) + eps);
+      for (int64_t k = 0; k < cols; ++k) {
+        float v = (x[k] - mu) * r;
+        if (w) v *= w[k];
+        if (b) v += b[k];
+        y[k] = v;
+      }
+      mean[row] = mu;
+      rstd[row] = r;
+    }
+    return Error::Ok;
+  }
+
+  Error copy(float* dst, const float* src, const etcuda::CopyDesc& d) {
+    for (int64_t idx = 0; idx < d.n; ++idx) {
+      int64_t rem = idx, os = 0, od = 0;
+      for (int k = d.ndim - 1; k >= 0; --k) {
+        const int64_t c = rem % d.size[k];
+        rem /= d.size[k];
+        os += c * d.src_stride[k];
+        od += c * d.dst_stride[k];
+      }
+      dst[od] = src[os];
+    }
+    return Error::Ok;
+  }
+
+  // Column-major BLAS sgemm, with cuBLAS's argument checks.
+  Error sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
+              float beta, float* C, int ldc) {
+    if (m < 0 || n < 0 || k < 0 || lda < std::max(1, ta ? k : m) || ldb < std::max(1, tb ? n : k) ||
+        ldc < std::max(1, m)) {
+      return executorch::runtime::set_last_error(Error::Internal, "sgemm: CUBLAS_STATUS_INVALID_VALUE");
+    }
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < m; ++i) {
+        double s = 0;
+        for (int l = 0; l < k; ++l) {
+          const float av = ta ? A[l + static_cast<int64_t>(i) * lda] : A[i + static_cast<int64_t>(l) * lda];
+          const float bv = tb ? B[j + static_cast<int64_t>(l) * ldb] : B[l + static_cast<int64_t>(j) * ldb];
+          s += static_cast<double>(av) * bv;
+        }
+        float& c = C[i + static_cast<int64_t>(j) * ldc];
+        c = static_cast<float>(alpha * s + (beta == 0.f ? 0.0 : static_cast<double>(beta) * c));
+      }
+    }
+    return Error::Ok;
+  }
+
+  Error sgemm_strided_batched(bool ta, bool tb, int m, int n, int k, float alpha, const float* A, int lda, int64_t sa,
+                              const float* B, int ldb, int64_t sb, float beta, float* C, int ldc, int64_t sc,
+                              int batch) {
+    for (int i = 0; i < batch; ++i) {
+      Error e = sgemm(ta, tb, m, n, k, alpha, A + i * sa, lda, B + i * sb, ldb, beta, C + i * sc, ldc);
+      if (e != Error::Ok) return e;
+    }
+    return Error::Ok;
+  }
+
+  Error finish() { return Error::Ok; }
+};
+
+struct EmuHandle {
+  etcuda::State state;
+  HostDev dev;
+  ~EmuHandle() { etcuda::release_all(dev, state); }
+};
+
+class EmulatedCudaBackend final : public executorch::runtime::BackendInterface {
+ public:
+  bool is_available() const override { return true; }
+  executorch::runtime::Result<executorch::runtime::DelegateHandle*> init(
+      executorch::runtime::BackendInitContext& ctx, executorch::runtime::FreeableBuffer* processed,
+      executorch::runtime::ArrayRef<executorch::runtime::CompileSpec> specs) const override {
+    auto* h = new EmuHandle();
+    Error e = etcuda::parse_payload(static_cast<const uint8_t*>(processed->data()), processed->size(), specs,
+                                    ctx.get_named_data_map(), &h->state.graph);
+    if (e == Error::Ok) e = etcuda::upload_constants(h->dev, h->state);
+    if (e != Error::Ok) {
+      delete h;
+      return e;
+    }
+    processed->Free();
+    return static_cast<executorch::runtime::DelegateHandle*>(h);
+  }
+  Error execute(executorch::runtime::BackendExecutionContext&, executorch::runtime::DelegateHandle* handle,
+                executorch::runtime::Span<executorch::runtime::EValue*> args) const override {
+    ++g_delegate_calls;
+    auto* h = static_cast<EmuHandle*>(handle);
+    return etcuda::execute_state(h->dev, h->state, args);
+  }
+  void destroy(executorch::runtime::DelegateHandle* handle) const override { delete static_cast<EmuHandle*>(handle); }
+};
+
+EmulatedCudaBackend g_emulated;
+
+bool exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+int run_fixture(const std::string& pte_path, const std::string& dir) {
+  using namespace executorch::extension;
+  std::ifstream in(pte_path, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::unique_ptr<uint8_t, void (*)(void*)> copy(
+      static_cast<uint8_t*>(std::aligned_alloc(16, (bytes.size() + 15) / 16 * 16 + 16)), std::free);
+  std::memcpy(copy.get(), bytes.data(), bytes.size());
+  module::Module mod(std::make_unique<BufferDataLoader>(copy.get(), bytes.size()));
+  auto names = mod.method_names();
+  if (!names.ok()) {
+    std::printf("FAIL %s: cannot load: %s\n", pte_path.c_str(), executorch::runtime::last_error_message());
+    return 1;
+  }
+  int failed = 0, cases = 0;
+  const int calls_before = g_delegate_calls;
+  for (const std::string& method : *names) {
+    for (int c = 0;; ++c) {
+      const std::string base = dir + "/" + method + "_case" + std::to_string(c);
+      if (!exists(base + "_in0.npy") && !exists(base + "_out0.npy")) break;
+      std::vector<executorch::runtime::EValue> inputs;
+      std::vector<TensorPtr> keep;
+      std::vector<executorch_tools::NpyArray> arrays;
+      for (int k = 0; exists(base + "_in" + std::to_string(k) + ".npy"); ++k) {
+        arrays.emplace_back();
+        const std::string err = executorch_tools::read_npy(base + "_in" + std::to_string(k) + ".npy", &arrays.back());
+        if (!err.empty()) {
+          std::printf("FAIL %s: %s\n", base.c_str(), err.c_str());
+          return 1;
+        }
+      }
+      for (auto& a : arrays) {
+        std::vector<executorch::aten::SizesType> sizes(a.shape.begin(), a.shape.end());
+        keep.push_back(make_tensor_ptr(sizes, a.data.data(), {}, {}, a.dtype));
+        inputs.emplace_back(keep.back());
+      }
+      auto result = mod.execute(method, inputs);
+      ++cases;
+      if (!result.ok()) {
+        std::printf("FAIL %s %s case %d: %s\n", pte_path.c_str(), method.c_str(), c,
+                    executorch::runtime::last_error_message());
+        ++failed;
+        continue;
+      }
+      for (size_t k = 0; k < result->size(); ++k) {
+        executorch_tools::NpyArray want;
+        const std::string err = executorch_tools::read_npy(base + "_out" + std::to_string(k) + ".npy", &want);
+        if (!err.empty() || !(*result)[k].isTensor()) continue;
+        const auto& t = (*result)[k].toTensor();
+        bool shape_ok = static_cast<size_t>(t.dim()) == want.shape.size();
+        for (size_t d = 0; shape_ok && d < want.shape.size(); ++d) shape_ok = t.size(d) == want.shape[d];
+        if (!shape_ok) {
+          std::printf("FAIL %s %s case %d output %zu: shape differs\n", pte_path.c_str(), method.c_str(), c, k);
+          ++failed;
+          continue;
+        }
+        if (t.scalar_type() != executorch::aten::ScalarType::Float) continue;
+        const float* got = t.const_data_ptr<float>();
+        const float* ref = reinterpret_cast<const float*>(want.data.data());
+        double worst = 0;
+        for (ssize_t i = 0; i < t.numel(); ++i) {
+          const double diff = std::fabs(double(got[i]) - ref[i]) - 1e-4 * std::fabs(double(ref[i]));
+          if (!(diff <= 1e-4)) worst = std::max(worst, std::isnan(diff) ? INFINITY : diff);
+        }
+        if (worst > 0) {
+          std::printf("FAIL %s %s case %d output %zu: off by %g beyond atol=rtol=1e-4\n", pte_path.c_str(),
+                      method.c_str(), c, k, worst);
+          ++failed;
+        }
+      }
+    }
+  }
+  std::printf("%s %s: %d case(s), %d delegate call(s) emulated\n", failed ? "FAIL" : "ok  ", pte_path.c_str(), cases,
+              g_delegate_calls - calls_before);
+  return failed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3 || argc % 2 != 1) {
+    std::fprintf(stderr, "usage: cuda_emulation_test LOWERED.pte FIXTURE_DIR [LOWERED.pte FIXTURE_DIR]...\n");
+    return 2;
+  }
+  if (executorch::runtime::register_backend({"CudaBackend", &g_emulated}) != Error::Ok) {
+    std::fprintf(stderr, "cannot register the emulated CudaBackend\n");
+    return 2;
+  }
+  int failed = 0;
+  for (int i = 1; i + 1 < argc; i += 2) failed += run_fixture(argv[i], argv[i + 1]);
+  std::printf("%s\n", failed ? "FAILED" : "all fixtures match");
+  return failed ? 1 : 0;
+}
