@@ -236,6 +236,8 @@ class _Plan:
                     return None
             elif t in (KernelTypes.TensorList, KernelTypes.OptionalTensorList):
                 for item in self.list_items(v):
+                    if self.values[item].valType == KernelTypes.Null and t == KernelTypes.OptionalTensorList:
+                        continue
                     if not self.is_tensor(item) or self.tensor(item).scalarType != ScalarType.FLOAT:
                         return None
             elif t == KernelTypes.IntList:
@@ -245,7 +247,7 @@ class _Plan:
             if self.is_tensor(v):
                 tensors_read.append(v)
             elif self.values[v].valType in (KernelTypes.TensorList, KernelTypes.OptionalTensorList):
-                tensors_read.extend(self.list_items(v))
+                tensors_read.extend(i for i in self.list_items(v) if self.is_tensor(i))
         outs, ret = writes[:-1], writes[-1]
         if not all(self.is_tensor(v) for v in outs) or len(set(outs)) != len(outs):
             return None
