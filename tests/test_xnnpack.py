@@ -117,7 +117,9 @@ def test_delegate_runs_on_the_configured_pool(
     cmd = [str(sdk / "bin" / "executorch_runner"), str(case.pte), "--repeat", "3000"]
     for i in case.inputs:
         cmd += ["--input", str(i)]
-    env = dict(quiet_env, EXECUTORCH_NUM_THREADS=str(threads))
+    # EXECUTORCH_GEMM_PARALLEL_MIN=0: split every product, even the fixture's small ones (by default products
+    # under 1e6 multiply-adds stay on the caller).
+    env = dict(quiet_env, EXECUTORCH_NUM_THREADS=str(threads), EXECUTORCH_GEMM_PARALLEL_MIN="0")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     most, last = 0, {}
     deadline = time.monotonic() + 300

@@ -321,6 +321,19 @@ void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t
 
 // ---------------------------------------------------------------- pre-packed / indirect GEMM
 
+double parallel_min_flops() {
+  static const double v = [] {
+    const char* env = std::getenv("EXECUTORCH_GEMM_PARALLEL_MIN");
+    if (env != nullptr && *env != '\0') {
+      char* end = nullptr;
+      const double d = std::strtod(env, &end);
+      if (end != env && *end == '\0' && d >= 0) return d;
+    }
+    return 1e6;
+  }();
+  return v;
+}
+
 namespace {
 
 struct IgArgs {
@@ -591,7 +604,7 @@ void igemm(int64_t M, int64_t T, int64_t L, RowSegments rows, const void* ctx, c
   IgArgs g{M, T, L, rows, ctx, &B, C, rsc, lo, hi};
   const int64_t panels = (B.N + kr.nr - 1) / kr.nr;
   const double flops = static_cast<double>(M) * static_cast<double>(B.N) * static_cast<double>(T * L);
-  const int64_t threads = parallel && flops >= kParallelMinFlops ? ::executorch::extension::get_thread_count() : 1;
+  const int64_t threads = parallel && flops >= parallel_min_flops() ? ::executorch::extension::get_thread_count() : 1;
   if (threads <= 1) {
     kr.fn(g, 0, M, 0, panels);
     return;
@@ -714,7 +727,7 @@ void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float*
   const int64_t rows = p.N * p.OH;
   if (rows <= 0) return;
   const double flops = static_cast<double>(rows) * static_cast<double>(p.OW * p.C * p.KH * p.KW);
-  if (!parallel || flops < kParallelMinFlops || ::executorch::extension::get_thread_count() <= 1) {
+  if (!parallel || flops < parallel_min_flops() || ::executorch::extension::get_thread_count() <= 1) {
     fn(p, x, w, bias, y, lo, hi, 0, rows);
     return;
   }

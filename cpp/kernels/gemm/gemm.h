@@ -53,7 +53,9 @@ struct DwParams {
 void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float* bias, float* y, float lo, float hi,
                  bool parallel = true);
 
-// Work (in multiply-adds) below which a product runs on the calling thread.
-constexpr double kParallelMinFlops = 4e5;
+// Work (in multiply-adds) below which igemm / gemm_packed / dwconv_nhwc run on the calling thread: 1e6 by
+// default (about 40 us of one core; below that, waking the pool's workers on a busy 2-vCPU machine cost more
+// than the split saved), EXECUTORCH_GEMM_PARALLEL_MIN=<multiply-adds> overrides it (read once; 0 = always split).
+double parallel_min_flops();
 
 }  // namespace etk

@@ -751,7 +751,7 @@ void bmm(const Node& n, const Shape& sa, const float* a, const Shape& sb, const 
   // One GEMM per batch (B [K, N], or [N, K] transposed); batches over the pool when there are several and enough
   // work, else the GEMM itself may use the pool.
   const bool clamp = n.out_min > -INFINITY || n.out_max < INFINITY;
-  const bool over_batches = batches > 1 && static_cast<double>(batches * M) * N * K >= etk::kParallelMinFlops;
+  const bool over_batches = batches > 1 && static_cast<double>(batches * M) * N * K >= etk::parallel_min_flops();
   auto one = [&](int64_t bi, bool par) {
     const float* pa = a + offset(bi, sa, ra, M * K);
     const float* pb = b + offset(bi, sb, rb, K * N);
