@@ -5,8 +5,12 @@
 // dimensions the backend passes to cuBLAS are checked too. Outputs are compared with the fixtures' expected
 // outputs. What this cannot check is the CUDA code itself (kernels.cu launches, device memory, streams).
 //
-// usage: cuda_emulation_test LOWERED.pte FIXTURE_DIR [LOWERED.pte FIXTURE_DIR]...
-//   FIXTURE_DIR holds <method>_case<N>_in<K>.npy / <method>_case<N>_out<K>.npy (tests/fixtures/<name>).
+// usage: cuda_emulation_test [LOWERED.pte FIXTURE_DIR]...
+//   Always runs a built-in payload (linear with and without bias on a 3-D input, add/sub/div .Scalar_out with
+//   alpha, clone, gelu tanh: the operators the fixtures do not lower to) at two batch sizes against a C++
+//   reference. Each LOWERED.pte is a tests/fixtures/<name>/portable.pte lowered with
+//   `python -m executorch.lower --backend cuda`; FIXTURE_DIR holds its <method>_case<N>_in<K>.npy /
+//   <method>_case<N>_out<K>.npy files.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -27,6 +31,7 @@
 #include "executor.h"
 #include "graph.h"
 #include "npy.h"
+#include "program_generated.h"
 
 using executorch::runtime::Error;
 
@@ -211,6 +216,131 @@ class EmulatedCudaBackend final : public executorch::runtime::BackendInterface {
 
 EmulatedCudaBackend g_emulated;
 
+// ---- built-in payload -------------------------------------------------------------------------------------------
+
+std::vector<uint8_t> builtin_payload() {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto tensor = [&](std::vector<int32_t> sizes, uint32_t buf) {
+    std::vector<uint8_t> order(sizes.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<uint8_t>(k);
+    auto t = et_pte::CreateTensorDirect(fbb, et_pte::ScalarType::FLOAT, 0, &sizes, &order, false, buf, 0, 0,
+                                        et_pte::TensorShapeDynamism::DYNAMIC_BOUND);
+    return et_pte::CreateEValue(fbb, et_pte::KernelTypes::Tensor, t.Union());
+  };
+  auto dbl = [&](double v) {
+    return et_pte::CreateEValue(fbb, et_pte::KernelTypes::Double, et_pte::CreateDouble(fbb, v).Union());
+  };
+  auto integer = [&](int64_t v) {
+    return et_pte::CreateEValue(fbb, et_pte::KernelTypes::Int, et_pte::CreateInt(fbb, v).Union());
+  };
+  const std::vector<int32_t> act = {2, 3, 5};
+  std::vector<flatbuffers::Offset<et_pte::EValue>> values = {
+      tensor({2, 3, 4}, 0),  // 0 x
+      tensor({5, 4}, 1),     // 1 w
+      tensor({5}, 2),        // 2 b
+      tensor(act, 0),        // 3 linear(x, w, b)
+      dbl(2.0),              // 4
+      dbl(0.5),              // 5
+      tensor(act, 0),        // 6 add.Scalar_out(3, 2.0, alpha=0.5)
+      integer(1),            // 7
+      integer(2),            // 8
+      tensor(act, 0),        // 9 sub.Scalar_out(6, 1, alpha=2)
+      dbl(4.0),              // 10
+      tensor(act, 0),        // 11 div.Scalar_out(9, 4.0)
+      et_pte::CreateEValue(fbb, et_pte::KernelTypes::Null, et_pte::CreateNull(fbb).Union()),  // 12
+      tensor(act, 0),        // 13 clone(11)
+      et_pte::CreateEValue(fbb, et_pte::KernelTypes::String,
+                           et_pte::CreateStringDirect(fbb, "tanh").Union()),  // 14
+      tensor(act, 0),        // 15 gelu(13, "tanh")
+      tensor(act, 0),        // 16 linear(x, w, None)
+  };
+  const char* names[][2] = {{"aten::linear", "out"}, {"aten::add", "Scalar_out"}, {"aten::sub", "Scalar_out"},
+                            {"aten::div", "Scalar_out"}, {"aten::clone", "out"}, {"aten::gelu", "out"}};
+  std::vector<flatbuffers::Offset<et_pte::Operator>> ops;
+  for (auto& n : names) ops.push_back(et_pte::CreateOperatorDirect(fbb, n[0], n[1]));
+  auto call = [&](int op, const std::vector<int32_t>& args) {
+    auto kc = et_pte::CreateKernelCallDirect(fbb, op, &args);
+    return et_pte::CreateInstruction(fbb, et_pte::InstructionArguments::KernelCall, kc.Union());
+  };
+  std::vector<flatbuffers::Offset<et_pte::Instruction>> instructions = {
+      call(0, {0, 1, 2, 3}), call(1, {3, 4, 5, 6}), call(2, {6, 7, 8, 9}), call(3, {9, 10, 11}),
+      call(4, {11, 12, 13}), call(5, {13, 14, 15}), call(0, {0, 1, 12, 16})};
+  const std::vector<int32_t> inputs = {0}, outputs = {15, 16};
+  std::vector<flatbuffers::Offset<et_pte::Chain>> chains = {
+      et_pte::CreateChainDirect(fbb, &inputs, &outputs, &instructions)};
+  std::vector<flatbuffers::Offset<et_pte::ExecutionPlan>> plans = {
+      et_pte::CreateExecutionPlanDirect(fbb, "subgraph", 0, &values, &inputs, &outputs, &chains, &ops)};
+  std::vector<float> w(20), b(5);
+  for (int i = 0; i < 20; ++i) w[i] = 0.1f * static_cast<float>((i * 7) % 11) - 0.5f;
+  for (int i = 0; i < 5; ++i) b[i] = 0.25f * static_cast<float>(i) - 0.5f;
+  const std::vector<uint8_t> empty, wb(reinterpret_cast<uint8_t*>(w.data()), reinterpret_cast<uint8_t*>(w.data()) + 80),
+      bb(reinterpret_cast<uint8_t*>(b.data()), reinterpret_cast<uint8_t*>(b.data()) + 20);
+  std::vector<flatbuffers::Offset<et_pte::Buffer>> buffers = {et_pte::CreateBufferDirect(fbb, &empty),
+                                                              et_pte::CreateBufferDirect(fbb, &wb),
+                                                              et_pte::CreateBufferDirect(fbb, &bb)};
+  fbb.Finish(et_pte::CreateProgramDirect(fbb, 0, &plans, &buffers), et_pte::ProgramIdentifier());
+  std::vector<uint8_t> out(16 + fbb.GetSize());
+  std::memcpy(out.data(), "ETCUDA01", 8);
+  const uint64_t n = fbb.GetSize();
+  for (int i = 0; i < 8; ++i) out[8 + i] = static_cast<uint8_t>(n >> (8 * i));
+  std::memcpy(out.data() + 16, fbb.GetBufferPointer(), fbb.GetSize());
+  return out;
+}
+
+int run_builtin() {
+  using namespace executorch::extension;
+  const std::vector<uint8_t> payload = builtin_payload();
+  std::unique_ptr<uint8_t, void (*)(void*)> copy(
+      static_cast<uint8_t*>(std::aligned_alloc(16, (payload.size() + 15) / 16 * 16 + 16)), std::free);
+  std::memcpy(copy.get(), payload.data(), payload.size());
+  executorch::runtime::FreeableBuffer buf(copy.get(), payload.size(), nullptr);
+  executorch::runtime::BackendInitContext ctx(nullptr, "forward", nullptr);
+  auto handle = g_emulated.init(ctx, &buf, {});
+  if (!handle.ok()) {
+    std::printf("FAIL built-in payload: init: %s\n", executorch::runtime::last_error_message());
+    return 1;
+  }
+  std::vector<float> w(20), b(5);
+  for (int i = 0; i < 20; ++i) w[i] = 0.1f * static_cast<float>((i * 7) % 11) - 0.5f;
+  for (int i = 0; i < 5; ++i) b[i] = 0.25f * static_cast<float>(i) - 0.5f;
+  int failed = 0;
+  for (int batch : {2, 1}) {
+    std::vector<float> x(static_cast<size_t>(batch) * 12);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = 0.3f * static_cast<float>((i * 5) % 9) - 1.f;
+    std::vector<float> y1(30, -7.f), y2(30, -7.f);
+    auto xt = make_tensor_ptr({batch, 3, 4}, x.data());
+    auto t1 = make_tensor_ptr({2, 3, 5}, y1.data());
+    auto t2 = make_tensor_ptr({2, 3, 5}, y2.data());
+    executorch::runtime::EValue ex(xt), e1(t1), e2(t2);
+    executorch::runtime::EValue* args[] = {&ex, &e1, &e2};
+    executorch::runtime::BackendExecutionContext ectx;
+    const Error e = g_emulated.execute(ectx, *handle, executorch::runtime::Span<executorch::runtime::EValue*>(args, 3));
+    if (e != Error::Ok) {
+      std::printf("FAIL built-in payload batch %d: %s\n", batch, executorch::runtime::last_error_message());
+      ++failed;
+      continue;
+    }
+    double worst = 0;
+    bool shapes = t1->size(0) == batch && t2->size(0) == batch && t1->dim() == 3 && t1->size(2) == 5;
+    for (int r = 0; r < batch * 3; ++r) {
+      for (int o = 0; o < 5; ++o) {
+        double lin = 0;
+        for (int k = 0; k < 4; ++k) lin += double(x[r * 4 + k]) * w[o * 4 + k];
+        double v = ((lin + b[o] + 0.5 * 2.0) - 2.0 * 1.0) / 4.0;
+        v = 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+        worst = std::max(worst, std::fabs(v - y1[r * 5 + o]));
+        worst = std::max(worst, std::fabs(lin - y2[r * 5 + o]));
+      }
+    }
+    const bool ok = shapes && worst < 1e-5;
+    std::printf("%s built-in payload (linear with/without bias, add/sub/div .Scalar_out, clone, gelu tanh), "
+                "batch %d: max error %g\n", ok ? "ok  " : "FAIL", batch, worst);
+    failed += ok ? 0 : 1;
+  }
+  g_emulated.destroy(*handle);
+  return failed;
+}
+
 bool exists(const std::string& p) {
   struct stat st;
   return ::stat(p.c_str(), &st) == 0;
@@ -295,16 +425,16 @@ int run_fixture(const std::string& pte_path, const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3 || argc % 2 != 1) {
-    std::fprintf(stderr, "usage: cuda_emulation_test LOWERED.pte FIXTURE_DIR [LOWERED.pte FIXTURE_DIR]...\n");
+  if (argc % 2 != 1) {
+    std::fprintf(stderr, "usage: cuda_emulation_test [LOWERED.pte FIXTURE_DIR]...\n");
     return 2;
   }
   if (executorch::runtime::register_backend({"CudaBackend", &g_emulated}) != Error::Ok) {
     std::fprintf(stderr, "cannot register the emulated CudaBackend\n");
     return 2;
   }
-  int failed = 0;
+  int failed = run_builtin();
   for (int i = 1; i + 1 < argc; i += 2) failed += run_fixture(argv[i], argv[i + 1]);
-  std::printf("%s\n", failed ? "FAILED" : "all fixtures match");
+  std::printf("%s\n", failed ? "FAILED" : "all cases match");
   return failed ? 1 : 0;
 }
