@@ -658,6 +658,62 @@ inline __attribute__((always_inline)) void dw_rows(const DwParams& p, const floa
       float* out = y + ((b * p.OH + oy) * p.OW + ox) * C;
       const float* xb = x + (b * p.H * p.W) * C;
       int64_t c = 0;
+      constexpr int64_t kMaxTaps = 64;
+      if ((ky1 - ky0) * (kx1 - kx0) <= kMaxTaps) {
+        // The valid taps' input and filter rows once per pixel, then 4 vectors of channels at a time.
+        const float* xt[kMaxTaps];
+        const float* wt[kMaxTaps];
+        int64_t nt = 0;
+        for (int64_t ky = ky0; ky < ky1; ++ky) {
+          const int64_t iy = oy * p.sh + ky * p.dh - p.pad_t;
+          for (int64_t kx = kx0; kx < kx1; ++kx) {
+            const int64_t ix = ox * p.sw + kx * p.dw - p.pad_l;
+            xt[nt] = xb + (iy * p.W + ix) * C;
+            wt[nt] = w + (ky * p.KW + kx) * C;
+            ++nt;
+          }
+        }
+        for (; c + 4 * W <= cv; c += 4 * W) {
+          VT acc[4];
+          for (int v = 0; v < 4; ++v) {
+            if (bias) {
+              std::memcpy(&acc[v], bias + c + v * W, sizeof(VT));
+            } else {
+              acc[v] = VT{};
+            }
+          }
+          for (int64_t t = 0; t < nt; ++t) {
+            for (int v = 0; v < 4; ++v) {
+              VT xv, wv;
+              std::memcpy(&xv, xt[t] + c + v * W, sizeof(VT));
+              std::memcpy(&wv, wt[t] + c + v * W, sizeof(VT));
+              acc[v] += xv * wv;
+            }
+          }
+          for (int v = 0; v < 4; ++v) {
+            acc[v] = acc[v] < lov ? lov : acc[v];
+            acc[v] = acc[v] > hiv ? hiv : acc[v];
+            std::memcpy(out + c + v * W, &acc[v], sizeof(VT));
+          }
+        }
+        for (; c < cv; c += W) {
+          VT acc;
+          if (bias) {
+            std::memcpy(&acc, bias + c, sizeof(VT));
+          } else {
+            acc = VT{};
+          }
+          for (int64_t t = 0; t < nt; ++t) {
+            VT xv, wv;
+            std::memcpy(&xv, xt[t] + c, sizeof(VT));
+            std::memcpy(&wv, wt[t] + c, sizeof(VT));
+            acc += xv * wv;
+          }
+          acc = acc < lov ? lov : acc;
+          acc = acc > hiv ? hiv : acc;
+          std::memcpy(out + c, &acc, sizeof(VT));
+        }
+      }
       for (; c < cv; c += W) {
         VT acc;
         if (bias) {
@@ -692,6 +748,88 @@ inline __attribute__((always_inline)) void dw_rows(const DwParams& p, const floa
       }
     }
   }
+}
+
+// Depthwise over an indirection table: output rows [r0, r1), T tap pointers per row.
+template <typename VT>
+inline __attribute__((always_inline)) void dwi_rows(int64_t T, int64_t C, const float* const* taps, const float* w,
+                                                    const float* bias, float* y, float lo, float hi, int64_t r0,
+                                                    int64_t r1) {
+  constexpr int64_t W = sizeof(VT) / sizeof(float);
+  const int64_t cv = C / W * W;
+  const VT lov = VT{} + lo, hiv = VT{} + hi;
+  for (int64_t m = r0; m < r1; ++m) {
+    const float* const* xt = taps + m * T;
+    float* out = y + m * C;
+    int64_t c = 0;
+    for (; c + 4 * W <= cv; c += 4 * W) {
+      VT acc[4];
+      for (int v = 0; v < 4; ++v) {
+        if (bias) {
+          std::memcpy(&acc[v], bias + c + v * W, sizeof(VT));
+        } else {
+          acc[v] = VT{};
+        }
+      }
+      const float* wt = w + c;
+      for (int64_t t = 0; t < T; ++t, wt += C) {
+        const float* xp = xt[t] + c;
+        for (int v = 0; v < 4; ++v) {
+          VT xv, wv;
+          std::memcpy(&xv, xp + v * W, sizeof(VT));
+          std::memcpy(&wv, wt + v * W, sizeof(VT));
+          acc[v] += xv * wv;
+        }
+      }
+      for (int v = 0; v < 4; ++v) {
+        acc[v] = acc[v] < lov ? lov : acc[v];
+        acc[v] = acc[v] > hiv ? hiv : acc[v];
+        std::memcpy(out + c + v * W, &acc[v], sizeof(VT));
+      }
+    }
+    for (; c < cv; c += W) {
+      VT acc;
+      if (bias) {
+        std::memcpy(&acc, bias + c, sizeof(VT));
+      } else {
+        acc = VT{};
+      }
+      const float* wt = w + c;
+      for (int64_t t = 0; t < T; ++t, wt += C) {
+        VT xv, wv;
+        std::memcpy(&xv, xt[t] + c, sizeof(VT));
+        std::memcpy(&wv, wt, sizeof(VT));
+        acc += xv * wv;
+      }
+      acc = acc < lov ? lov : acc;
+      acc = acc > hiv ? hiv : acc;
+      std::memcpy(out + c, &acc, sizeof(VT));
+    }
+    for (; c < C; ++c) {
+      float acc = bias ? bias[c] : 0.f;
+      for (int64_t t = 0; t < T; ++t) acc += xt[t][c] * w[t * C + c];
+      out[c] = std::min(std::max(acc, lo), hi);
+    }
+  }
+}
+
+using DwiFn = void (*)(int64_t, int64_t, const float* const*, const float*, const float*, float*, float, float,
+                       int64_t, int64_t);
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx512f,avx2,fma"))) void dwi_avx512(int64_t T, int64_t C, const float* const* taps,
+                                                              const float* w, const float* b, float* y, float lo,
+                                                              float hi, int64_t r0, int64_t r1) {
+  dwi_rows<v16f>(T, C, taps, w, b, y, lo, hi, r0, r1);
+}
+__attribute__((target("avx2,fma"))) void dwi_avx2(int64_t T, int64_t C, const float* const* taps, const float* w,
+                                                  const float* b, float* y, float lo, float hi, int64_t r0,
+                                                  int64_t r1) {
+  dwi_rows<v8f>(T, C, taps, w, b, y, lo, hi, r0, r1);
+}
+#endif
+void dwi_base(int64_t T, int64_t C, const float* const* taps, const float* w, const float* b, float* y, float lo,
+              float hi, int64_t r0, int64_t r1) {
+  dwi_rows<v4f>(T, C, taps, w, b, y, lo, hi, r0, r1);
 }
 
 using DwFn = void (*)(const DwParams&, const float*, const float*, const float*, float*, float, float, int64_t,
@@ -732,6 +870,25 @@ void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float*
     return;
   }
   ::executorch::extension::parallel_for(0, rows, 1, [&](int64_t b, int64_t e) { fn(p, x, w, bias, y, lo, hi, b, e); });
+}
+
+void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, const float* w, const float* bias,
+                     float* y, float lo, float hi, bool parallel) {
+  if (M <= 0) return;
+  DwiFn fn = dwi_base;
+#if defined(__x86_64__) || defined(__i386__)
+  if (isa() == 2 && C >= 16) {
+    fn = dwi_avx512;
+  } else if (isa() >= 1 && C >= 8) {
+    fn = dwi_avx2;
+  }
+#endif
+  const double flops = static_cast<double>(M) * static_cast<double>(T * C);
+  if (!parallel || flops < parallel_min_flops() || ::executorch::extension::get_thread_count() <= 1) {
+    fn(T, C, taps, w, bias, y, lo, hi, 0, M);
+    return;
+  }
+  ::executorch::extension::parallel_for(0, M, 8, [&](int64_t b, int64_t e) { fn(T, C, taps, w, bias, y, lo, hi, b, e); });
 }
 
 }  // namespace etk

@@ -53,6 +53,11 @@ struct DwParams {
 void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float* bias, float* y, float lo, float hi,
                  bool parallel = true);
 
+// Depthwise convolution over an indirection table (channel multiplier 1): output row m (a pixel, C channels)
+// = clamp(bias + sum_t taps[m * T + t][c] * w[t * C + c], lo, hi); taps point at input pixels or at zeros.
+void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, const float* w, const float* bias,
+                     float* y, float lo, float hi, bool parallel = true);
+
 // Work (in multiply-adds) below which igemm / gemm_packed / dwconv_nhwc run on the calling thread: 1e6 by
 // default (about 40 us of one core; below that, waking the pool's workers on a busy 2-vCPU machine cost more
 // than the split saved), EXECUTORCH_GEMM_PARALLEL_MIN=<multiply-adds> overrides it (read once; 0 = always split).

@@ -520,10 +520,23 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
   }
 }
 
-void depthwise(const Node& n, const Shape& si, const float* x, const float* w, const float* bias, const Shape& so,
+void depthwise(Node& n, const Shape& si, const float* x, const float* w, const float* bias, const Shape& so,
                float* y) {
   const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2], OC = so[3];
   const int64_t mult = OC / C, KH = n.kh, KW = n.kw;
+  if (mult == 1 && C <= kZeroLen) {
+    // Tap pointers per output pixel (zeros for padding), kept between calls like the convolutions' tables.
+    const ConvRows r{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, 0, C};
+    const int64_t M = N * OH * OW;
+    const int64_t key[] = {reinterpret_cast<int64_t>(x), H, W, C, OH, OW, M, C, KW};
+    if (n.table_key.size() != 9 || !std::equal(n.table_key.begin(), n.table_key.end(), key)) {
+      n.table.resize(static_cast<size_t>(M * KH * KW));
+      fill_segments(r, 0, M, n.table.data());
+      n.table_key.assign(key, key + 9);
+    }
+    etk::dwconv_indirect(M, KH * KW, C, n.table.data(), w, bias, y, n.out_min, n.out_max);
+    return;
+  }
   if (mult == 1) {
     const etk::DwParams p{N, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l};
     etk::dwconv_nhwc(p, x, w, bias, y, n.out_min, n.out_max);
