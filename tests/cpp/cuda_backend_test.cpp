@@ -335,6 +335,36 @@ int main() {
   writes_const.mm_args = {0, 3, 1};
   expect_reject(backend, "call writing a constant", wrap(build_program(writes_const)), {"constant"});
 
+  // Random damage and truncations of the valid payload: any outcome but a crash (run under ASan in CI builds).
+  {
+    uint32_t seed = 12345;
+    auto rnd = [&seed]() {
+      seed = seed * 1664525u + 1013904223u;
+      return seed >> 8;
+    };
+    int rejected = 0, total = 0;
+    const char* rounds_env = std::getenv("ET_CUDA_FUZZ_ROUNDS");
+    const int rounds = rounds_env ? std::atoi(rounds_env) : 600;
+    for (int round = 0; round < rounds; ++round) {
+      std::vector<uint8_t> m = good;
+      const int flips = 1 + static_cast<int>(rnd() % 4);
+      for (int f = 0; f < flips; ++f) m[16 + rnd() % (m.size() - 16)] ^= static_cast<uint8_t>(1u << (rnd() % 8));
+      InitResult r = init(backend, m);
+      if (r.error == Error::Ok) backend->destroy(r.handle);
+      rejected += r.error != Error::Ok && !contains(r.message, "payload accepted");
+      ++total;
+    }
+    for (size_t cut = 0; cut < good.size(); cut += 13) {
+      InitResult r = init(backend, std::vector<uint8_t>(good.begin(), good.begin() + static_cast<long>(cut)));
+      if (r.error == Error::Ok) backend->destroy(r.handle);
+      rejected += r.error != Error::Ok && !contains(r.message, "payload accepted");
+      ++total;
+    }
+    std::printf("note: %d of %d damaged/truncated payloads rejected by the reader (the rest hit data bytes)\n",
+                rejected, total);
+    check(true, "damaged and truncated payloads do not crash the reader");
+  }
+
   // The valid payload.
   {
     InitResult r = init(backend, good);

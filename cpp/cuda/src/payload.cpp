@@ -219,6 +219,9 @@ Error read_values(const et_pte::Program* program, const et_pte::ExecutionPlan* p
   for (size_t i = 0; i < nv; ++i) {
     const auto* ev = values->Get(static_cast<flatbuffers::uoffset_t>(i));
     Value& v = g->values[i];
+    if (ev == nullptr || (ev->val_type() != et_pte::KernelTypes::NONE && ev->val() == nullptr)) {
+      return failf(Error::InvalidProgram, "value %zu has a type but no data", i);
+    }
     switch (ev->val_type()) {
       case et_pte::KernelTypes::Null: v.kind = Kind::None; break;
       case et_pte::KernelTypes::Int: v.kind = Kind::Int; v.i = ev->val_as_Int()->int_val(); break;
@@ -484,6 +487,7 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
                    et_pte::EnumNameInstructionArguments(ins->instr_args_type()));
     }
     const auto* kc = ins->instr_args_as_KernelCall();
+    if (kc == nullptr) return failf(Error::InvalidProgram, "instruction %zu has no kernel call data", si);
     if (kc->op_index() < 0 || static_cast<size_t>(kc->op_index()) >= ops.size()) {
       return failf(Error::InvalidProgram, "kernel call %zu: operator index %d is out of range (%zu operators)", si,
                    kc->op_index(), ops.size());
