@@ -2,7 +2,8 @@
 """Builds the conda channel dist/conda-channel from recipe/recipe.yaml (generated from components.toml).
 
 Usage:
-  build_conda.py [--channel DIR] [--build-dir DIR] [--clean]   build, verify and index the channel
+  build_conda.py [--channel DIR] [--build-dir DIR] [--clean] [--cuda-build-dir DIR | --no-cuda]
+                                                                 build, verify and index the channel
   build_conda.py --write-recipe                                  regenerate recipe/recipe.yaml from components.toml
   build_conda.py --check-recipe                                  exit 1 when recipe/recipe.yaml is out of date
   build_conda.py --check                                         exit 2 when components.toml, the recipe or
@@ -14,6 +15,11 @@ build/conda/cmake, so rebuilds are incremental. Every package is checked before 
 hashes against info/paths.json, no build-machine path in any payload file (scripts/check_artifacts.py), no file
 that needs prefix rewriting, $ORIGIN-only RUNPATHs and lib<name>.so.<major>.<minor> SONAMEs. A package that fails
 is left out of the channel and the script exits 1. The functions are also used by tests/test_conda.py.
+
+executorch-cuda (optional) installs libexecutorch_cuda from the executorch-cuda wheel's CMake tree
+(build/cuda-wheel; recipe/install_cuda.sh sets its RUNPATH to $ORIGIN): --cuda-build-dir uses a tree as it is
+(scripts/build_sdk.sh, right after building that wheel), the default brings build/cuda-wheel up to date first when
+nvcc and the NVIDIA wheels are there (cuda_toolchain_missing), and --no-cuda leaves the package out.
 
 Reproducible: every package is rewritten deterministically (normalize_conda): archive entries sorted, mtimes and
 info/index.json's timestamp set to SOURCE_DATE_EPOCH (default: the commit time of HEAD), its `depends` sorted
@@ -94,6 +100,17 @@ def manifest_problems(manifest: dict) -> list[str]:
                 expand(pattern, "conda", "3.0")
             except (KeyError, IndexError, ValueError):
                 out.append(f"{where} glob {pattern!r} uses a placeholder other than {{prefix}} and {{site}}")
+        if "cuda_architectures" in comp:
+            arch = comp["cuda_architectures"]
+            if not isinstance(arch, dict) or set(arch) != {"cuda_version", "sass", "ptx"}:
+                out.append(f"{where} cuda_architectures must have exactly cuda_version, sass and ptx")
+            elif not arch["sass"] or not arch["ptx"] or max(arch["ptx"]) != max(arch["sass"] + arch["ptx"]):
+                out.append(f"{where} cuda_architectures: the newest architecture must be claimed as PTX")
+            for key in ("conda_build_string", "devlink", "wheel_pyproject"):
+                if key not in comp:
+                    out.append(f"{where} lacks {key} (needed by a CUDA component)")
+        if comp.get("wheel") != "executorch" and "wheel_pyproject" not in comp:
+            out.append(f"{where} ships in its own wheel {comp.get('wheel')!r} but has no wheel_pyproject")
         for key in ("conda", "cmake_component"):
             if key in comp:
                 if (key, comp[key]) in seen:
@@ -115,13 +132,26 @@ def check_inputs() -> list[str]:
         problems.append(
             "recipe/recipe.yaml differs from what components.toml gives: run scripts/build_conda.py --write-recipe"
         )
-    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
-    have = pyproject.get("tool", {}).get("scikit-build", {}).get("install", {}).get("components")
-    if have != wheel_components(manifest):
-        problems.append(
-            f"pyproject.toml [tool.scikit-build] install.components = {have}, but components.toml ships "
-            f"{wheel_components(manifest)} in the executorch wheel"
-        )
+    pyprojects = {"executorch": "pyproject.toml"}
+    pyprojects |= {c["wheel"]: c["wheel_pyproject"] for c in manifest["components"].values() if "wheel_pyproject" in c}
+    for wheel, rel in pyprojects.items():
+        try:
+            pyproject = tomllib.loads((REPO / rel).read_text())
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            problems.append(f"{rel}: {e}")
+            continue
+        have = pyproject.get("tool", {}).get("scikit-build", {}).get("install", {}).get("components")
+        if have != wheel_components(manifest, wheel):
+            problems.append(
+                f"{rel} [tool.scikit-build] install.components = {have}, but components.toml ships "
+                f"{wheel_components(manifest, wheel)} in the {wheel} wheel"
+            )
+        if pyproject.get("project", {}).get("name") != wheel:
+            problems.append(f"{rel}: [project] name is not {wheel!r}")
+    for script in ("install_cuda.sh",):
+        if any("cuda_architectures" in c for c in manifest["components"].values()):
+            if not (RECIPE.parent / script).is_file():
+                problems.append(f"recipe/{script} is missing (git checkout recipe/)")
     return problems
 
 
@@ -223,6 +253,8 @@ def classify(
     globs: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
     for name, comp in manifest["components"].items():
         pats = list(comp["files"])
+        if fmt == "wheel":
+            pats += comp.get("wheel_files", [])
         if with_devlinks and comp.get("devlink"):
             pats.append(comp["devlink"])
         globs[name] = [(expand(p, fmt, py_ver), glob_regex(expand(p, fmt, py_ver))) for p in pats]
@@ -251,6 +283,15 @@ def classify(
 
 
 # ------------------------------------------------------------------------------------------------------ recipe
+
+
+def claim_text(comp: dict) -> str:
+    """The device-code claim of a CUDA component, in words (the conda package's about.description)."""
+    arch = comp["cuda_architectures"]
+    return (
+        f"CUDA {arch['cuda_version']} device code: SASS sm_{', sm_'.join(map(str, arch['sass']))}; "
+        f"PTX compute_{', compute_'.join(map(str, arch['ptx']))} (share/executorch/cuda-architectures.json)"
+    )
 
 
 def _pin(name: str, **kw: str) -> str:
@@ -282,6 +323,10 @@ def render_recipe(manifest: dict, version: str) -> str:
         '  py_ver: ${{ env.get("EXECUTORCH_CONDA_PY_VER", default="") }}',
         '  build_dir: ${{ env.get("EXECUTORCH_CMAKE_BUILD_DIR", default="") }}',
         '  source_dir: ${{ env.get("EXECUTORCH_CMAKE_SOURCE_DIR", default="") }}',
+        "  # Optional components (CUDA): built unless EXECUTORCH_CONDA_CUDA=0; EXECUTORCH_CUDA_BUILD_DIR names a CMake",
+        "  # tree that already built the cuda target (offline: build/cuda-wheel, the executorch-cuda wheel's).",
+        '  cuda: ${{ env.get("EXECUTORCH_CONDA_CUDA", default="1") }}',
+        '  cuda_build_dir: ${{ env.get("EXECUTORCH_CUDA_BUILD_DIR", default="") }}',
         "",
         "recipe:",
         "  name: executorch-split",
@@ -326,11 +371,24 @@ def render_recipe(manifest: dict, version: str) -> str:
     for comp in comps.values():
         deps = [comps[d]["conda"] for d in comp["depends"]]
         is_python = "python_package" in comp
+        is_cuda = "cuda_architectures" in comp
         lines += ["", "  - package:", f"      name: {comp['conda']}", "    inherit: executorch-build"]
         lines += ["    requirements:"]
         host = [_pin(d, exact="true") for d in deps]
         run = [_pin(d, exact="true") for d in deps]
-        if is_python:
+        extra_run = list(comp.get("conda_run", []))
+        if is_cuda:
+            # Offline the library comes prebuilt (cuda_build_dir); online install_cuda.sh compiles it here.
+            lines += ["      build:", '        - if: offline == "0"', "          then:"]
+            lines += ['            - ${{ compiler("cxx") }}', '            - ${{ compiler("cuda") }}']
+            lines += ['            - ${{ stdlib("c") }}', "            - cmake >=3.24", "            - ninja"]
+            lines += ["      host:"] + [f"        - {h}" for h in host]
+            cuda_version = comp["cuda_architectures"]["cuda_version"]
+            lines += ['        - if: offline == "0"', "          then:", f"            - cuda-version {cuda_version}.*"]
+            lines += ["            - cuda-cudart-dev", "            - libcublas-dev"]
+            lines += ["      run:"] + [f"        - {r}" for r in run + extra_run]
+            lines += ["      run_exports:", f"        - {_pin(comp['conda'], upper_bound=repr(bound))}"]
+        elif is_python:
             lines += ["      host:"] + [f"        - {h}" for h in host]
             lines += ['        - if: offline == "0"', "          then:"]
             lines += ["            - python", "            - pybind11 >=2.12"]
@@ -341,21 +399,29 @@ def render_recipe(manifest: dict, version: str) -> str:
                 "            - python ${{ py_ver }}.*",
                 "          else:",
                 "            - python",
-                "        - numpy >=1.22",
             ]
+            lines += [f"        - {r}" for r in extra_run]
         else:
             if host:
                 lines += ["      host:"] + [f"        - {h}" for h in host]
                 lines += ["      run:"] + [f"        - {r}" for r in run]
             lines += ["      run_exports:", f"        - {_pin(comp['conda'], upper_bound=repr(bound))}"]
-        lines += ["    build:", "      script:"]
+        lines += ["    build:"]
+        if is_cuda:
+            flavor = comp["conda_build_string"]
+            lines += [f"      string: {flavor}_h${{{{ hash }}}}_${{{{ build_number }}}}"]
+            lines += ["      skip:", '        - cuda == "0"']
+        lines += ["      script:"]
         if is_python:
             lines += ['        content: bash "$RECIPE_DIR/install_python.sh"']
+        elif is_cuda:
+            devlink = expand(comp["devlink"], "conda")
+            lines += [f'        content: bash "$RECIPE_DIR/install_cuda.sh" {comp["cmake_component"]} {devlink}']
         else:
             devlink = expand(comp.get("devlink", ""), "conda")
             script = f'bash "$RECIPE_DIR/install_component.sh" {comp["cmake_component"]} {devlink}'.rstrip()
             lines += [f"        content: {script}"]
-        lines += [env]
+        lines += [env + ("\n          ET_CUDA_BUILD_DIR: ${{ cuda_build_dir }}" if is_cuda else "")]
         lines += [
             "      dynamic_linking:",
             "        # CMake already gives every file its $ORIGIN-relative RUNPATH (see docs/packaging.md); keep it.",
@@ -363,6 +429,8 @@ def render_recipe(manifest: dict, version: str) -> str:
             "    about:",
             f"      summary: {json.dumps(comp['description'])}",
         ]
+        if is_cuda:
+            lines += [f"      description: {json.dumps(claim_text(comp))}"]
     meta = manifest["package"]["conda_meta"]
     lines += [
         "",
@@ -373,7 +441,7 @@ def render_recipe(manifest: dict, version: str) -> str:
         "    requirements:",
         "      run:",
     ]
-    lines += [f"        - {_pin(c['conda'], exact='true')}" for c in comps.values()]
+    lines += [f"        - {_pin(c['conda'], exact='true')}" for c in comps.values() if not c.get("optional")]
     lines += ["    about:", "      summary: ExecuTorch runtime, thread pool, CPU kernels and Python bindings"]
     return "\n".join(lines) + "\n"
 
@@ -545,7 +613,34 @@ class _Log:
         pass
 
 
-def build(channel: Path, work: Path, *, clean: bool, verbose: bool) -> int:
+def cuda_toolchain_missing() -> str | None:
+    """Why scripts/build_sdk.sh would not build the CUDA delegate here (None: it builds it). Same rule as there:
+    nvcc ($CUDACXX, else /usr/local/cuda/bin/nvcc) and the NVIDIA wheels' cu13 headers/libraries in .venv."""
+    nvcc = Path(os.environ.get("CUDACXX") or "/usr/local/cuda/bin/nvcc")
+    if not os.access(nvcc, os.X_OK):
+        return f"no nvcc ({nvcc})"
+    lib = list((REPO / ".venv" / "lib").glob("python3*/site-packages/nvidia/cu13"))
+    if (
+        not lib
+        or not (lib[0] / "include" / "cublas_v2.h").is_file()
+        or not (lib[0] / "lib" / "libcudart.so.13").is_file()
+    ):
+        return "the NVIDIA wheels (nvidia-cuda-runtime, nvidia-cublas) are not in .venv"
+    return None
+
+
+CUDA_WHEEL_TREE = REPO / "build" / "cuda-wheel"  # packaging/cuda/pyproject.toml's build-dir
+
+
+def cuda_library(cuda_build: Path) -> Path | None:
+    """The CUDA delegate built in `cuda_build` (build/cuda-wheel: the executorch-cuda wheel's tree), if it is there."""
+    libs = sorted((cuda_build / "lib").glob("libexecutorch_cuda.so.*")) if cuda_build.is_dir() else []
+    return libs[0] if libs else None
+
+
+def build(
+    channel: Path, work: Path, *, clean: bool, verbose: bool, cuda_build: Path | None = None, refresh_cuda: bool = False
+) -> int:
     from rattler_build import Stage0Recipe, ToolConfiguration
 
     problems = check_inputs()
@@ -573,7 +668,36 @@ def build(channel: Path, work: Path, *, clean: bool, verbose: bool) -> int:
     except ImportError:
         print(f"error: pybind11 is missing in {sys.executable}: run scripts/setup.sh", file=sys.stderr)
         return 2
+    # executorch-cuda installs the library the executorch-cuda wheel build made (CUDA code is compiled once for
+    # both; scripts/build_sdk.sh passes --cuda-build-dir right after building the wheel). Run on its own, this
+    # script brings that tree up to date the same way (incremental), so the package is the same bytes as the
+    # builder's (tests/test_reproducible.py).
+    cuda_lib = cuda_library(cuda_build) if cuda_build else None
+    if refresh_cuda and cuda_build == CUDA_WHEEL_TREE and not cuda_toolchain_missing():
+        print(f"building the CUDA delegate in {cuda_build} (packaging/cuda, as the executorch-cuda wheel)", flush=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", str(REPO / "packaging" / "cuda"), "-w", str(work / "tmp" / "cuda"),
+             "--no-deps", "--no-build-isolation", "--disable-pip-version-check", "-q", "-C", "wheel.reproducible=true"],
+            capture_output=True, text=True, stdin=subprocess.DEVNULL,
+            env=dict(os.environ, SOURCE_DATE_EPOCH=str(source_date_epoch())),
+        )  # fmt: skip
+        if proc.returncode != 0:
+            print(f"error: the CUDA build failed:\n{(proc.stdout + proc.stderr)[-3000:]}", file=sys.stderr)
+            return 1
+        shutil.rmtree(work / "tmp" / "cuda", ignore_errors=True)
+        cuda_lib = cuda_library(cuda_build)
+    if not cuda_build:
+        print("note: executorch-cuda is left out (--no-cuda)")
+    if cuda_build and cuda_lib:
+        home = foreign_build_dir(cuda_build)
+        if home:
+            print(f"error: {cuda_build} was configured from another source tree ({home}): remove it", file=sys.stderr)
+            return 2
+    elif cuda_build:
+        print(f"note: no CUDA build in {cuda_build}: executorch-cuda is left out (scripts/build_sdk.sh builds it)")
     os.environ.update(
+        EXECUTORCH_CONDA_CUDA="1" if cuda_lib else "0",
+        EXECUTORCH_CUDA_BUILD_DIR=str(cuda_build) if cuda_lib else "",
         EXECUTORCH_CONDA_OFFLINE="1",
         EXECUTORCH_CONDA_PYTHON=sys.executable,
         EXECUTORCH_CONDA_PY_VER=py_ver,
@@ -597,6 +721,7 @@ def build(channel: Path, work: Path, *, clean: bool, verbose: bool) -> int:
         return 1
     built = [Path(p) for r in results for p in r.packages]
     forbidden = [str(REPO), str(work.resolve()), str(channel.resolve()), str(Path.home()), os.environ["TMPDIR"]]
+    forbidden += [str(cuda_build.resolve())] if cuda_build else []
     forbidden += ["/executorch-conda-placeholder"]
     failed = 0
     rows = []
@@ -635,6 +760,13 @@ def main() -> int:
     ap.add_argument("--channel", type=Path, default=REPO / "dist" / "conda-channel")
     ap.add_argument("--build-dir", type=Path, default=REPO / "build" / "conda")
     ap.add_argument("--clean", action="store_true", help="start from an empty build dir (no incremental build)")
+    ap.add_argument(
+        "--cuda-build-dir",
+        type=Path,
+        help="CMake tree with the built CUDA delegate (the executorch-cuda wheel's), used as it is; executorch-cuda "
+        "is left out when it has none. Default: build/cuda-wheel, brought up to date first (when nvcc is there)",
+    )
+    ap.add_argument("--no-cuda", action="store_true", help="leave executorch-cuda out")
     ap.add_argument("--verbose", action="store_true", help="print rattler-build's log")
     ap.add_argument("--write-recipe", action="store_true")
     ap.add_argument("--check-recipe", action="store_true")
@@ -658,7 +790,14 @@ def main() -> int:
         ok = RECIPE.is_file() and RECIPE.read_text() == text
         print("recipe/recipe.yaml is up to date" if ok else "recipe/recipe.yaml is out of date (--write-recipe)")
         return 0 if ok else 1
-    rc = build(args.channel.resolve(), args.build_dir.resolve(), clean=args.clean, verbose=args.verbose)
+    rc = build(
+        args.channel.resolve(),
+        args.build_dir.resolve(),
+        clean=args.clean,
+        verbose=args.verbose,
+        cuda_build=None if args.no_cuda else (args.cuda_build_dir or CUDA_WHEEL_TREE).resolve(),
+        refresh_cuda=args.cuda_build_dir is None,
+    )
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(rc)  # py-rattler can crash at interpreter exit (see docs/packaging.md)

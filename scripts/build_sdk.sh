@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
 # The main job: builds the SDK distribution from this checkout and checks it.
-#   scripts/build_sdk.sh [--prefix DIR] [--build-dir DIR]
+#   scripts/build_sdk.sh [--prefix DIR] [--build-dir DIR] [--no-cuda]
 # Output (dist/ holds only what this script makes; dist/.builder records the source tree that made it):
 #   dist/executorch-sdk/   the C++ SDK as an install prefix (lib/, include/, bin/, lib/cmake/executorch, lib/pkgconfig)
-#   dist/wheels/           the executorch wheel (Python bindings + the same SDK under site-packages/executorch)
+#   dist/wheels/           the executorch wheel (Python bindings + the same SDK under site-packages/executorch), and
+#                          the executorch-cuda wheel (the CUDA delegate)
 #   dist/conda-channel/    the conda packages (one per component, plus the executorch meta-package), offline
 #   dist/report.json       every check on every artifact (scripts/builder_report.py), also printed as a table
-# Rebuilds are incremental: build/release, build/wheel and build/conda/cmake are kept. Wheels and .conda files
-# are reproducible: SOURCE_DATE_EPOCH defaults to the commit time of HEAD (docs/packaging.md).
+# The CUDA delegate (libexecutorch_cuda, docs/cuda.md) is built when nvcc ($CUDACXX, else /usr/local/cuda/bin/nvcc)
+# and the NVIDIA wheels in .venv (nvidia-cuda-runtime, nvidia-cublas: scripts/setup.sh) are there, unless
+# --no-cuda: in the release tree (so the SDK prefix has it), and once more in build/cuda-wheel, a CMake tree of only the
+# cuda target that the executorch-cuda wheel and the executorch-cuda conda package share.
+# Rebuilds are incremental: build/release, build/wheel, build/cuda-wheel and build/conda/cmake are kept. Wheels and .conda
+# files are reproducible: SOURCE_DATE_EPOCH defaults to the commit time of HEAD (docs/packaging.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd -P)
 prefix=dist/executorch-sdk
 build=build/release
+cuda=auto
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=$2; shift 2 ;;
     --build-dir) build=$2; shift 2 ;;
-    *) echo "usage: $0 [--prefix DIR] [--build-dir DIR]" >&2; exit 2 ;;
+    --no-cuda) cuda=off; shift ;;
+    *) echo "usage: $0 [--prefix DIR] [--build-dir DIR] [--no-cuda]" >&2; exit 2 ;;
   esac
 done
 
@@ -43,7 +50,18 @@ done
   die ".venv lacks scikit-build-core, pybind11, py-rattler, py-rattler-build or auditwheel: run scripts/setup.sh"
 .venv/bin/python scripts/build_conda.py --check ||
   die "fix components.toml / recipe/ / pyproject.toml as said above (recipe: scripts/build_conda.py --write-recipe)"
-
+# The CUDA delegate: nvcc and the NVIDIA wheels (headers + libcudart/libcublas, site-packages/nvidia/cu13).
+if [ "$cuda" = auto ]; then
+  nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
+  nvidia=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/nvidia/cu13
+  if [ ! -x "$nvcc" ]; then
+    cuda=off; echo "note: no nvcc ($nvcc): the CUDA delegate is not built (set CUDACXX, or install CUDA 13)"
+  elif [ ! -f "$nvidia/include/cublas_v2.h" ] || [ ! -f "$nvidia/lib/libcudart.so.13" ]; then
+    cuda=off; echo "note: the NVIDIA wheels are not in .venv ($nvidia): the CUDA delegate is not built (run scripts/setup.sh)"
+  else
+    cuda=on; export CUDACXX=$nvcc
+  fi
+fi
 # dist/ belongs to this script: refuse entries it did not make and output made from another source tree.
 mkdir -p dist
 if [ -f dist/.builder ] && [ "$(cat dist/.builder)" != "$repo" ]; then
@@ -59,7 +77,7 @@ done
 for f in dist/wheels/* dist/conda-channel/*; do
   [ -e "$f" ] || continue
   case "$f" in
-    dist/wheels/executorch-*.whl|dist/conda-channel/linux-64|dist/conda-channel/noarch) ;;
+    dist/wheels/executorch-*.whl|dist/wheels/executorch_cuda-*.whl|dist/conda-channel/linux-64|dist/conda-channel/noarch) ;;
     *) die "$f was not made by scripts/build_sdk.sh: remove it and run again" ;;
   esac
 done
@@ -68,7 +86,7 @@ if [ -e "$prefix" ] && [ -n "$(ls -A "$prefix")" ] && [ ! -f "$prefix/lib/cmake/
 fi
 echo "$repo" >dist/.builder
 # Build trees configured from another checkout (a copied tree) would build the wrong sources.
-for tree in "$build" build/wheel build/conda/cmake; do
+for tree in "$build" build/wheel build/cuda-wheel build/conda/cmake; do
   cache=$tree/CMakeCache.txt
   [ -f "$cache" ] || continue
   home=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache")
@@ -79,12 +97,15 @@ if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
   SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || echo 315532800)
 fi
 export SOURCE_DATE_EPOCH
-echo "tools, manifest and recipe ok; SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
+echo "tools, manifest and recipe ok; SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH; CUDA delegate: $cuda"
+cuda_cmake=OFF
+[ "$cuda" = off ] || cuda_cmake=ON
 
 # ---- the C++ SDK
-step sdk "C++ build ($build) and install into $prefix"
+step sdk "C++ build ($build, CUDA $cuda_cmake) and install into $prefix"
 mkdir -p "$(dirname "$build")"
-if ! cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$build.configure.log" 2>&1; then
+if ! cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEXECUTORCH_BUILD_CUDA=$cuda_cmake \
+    >"$build.configure.log" 2>&1; then
   cat "$build.configure.log" >&2
   die "configuring $build failed (output above)"
 fi
@@ -105,13 +126,30 @@ if ! .venv/bin/python -m pip wheel . -w dist/wheels --no-deps --no-build-isolati
   die "the wheel build failed (end of $log above)"
 fi
 
+# ---- the executorch-cuda wheel: build/cuda-wheel, a CMake tree of only the cuda target (and the runtime it links),
+# configured by scikit-build-core from packaging/cuda/pyproject.toml; the conda package installs from it too.
+if [ "$cuda" = on ]; then
+  step cuda-wheel "executorch-cuda wheel (build/cuda-wheel -> dist/wheels)"
+  log=build/wheel-cuda.log
+  if ! .venv/bin/python -m pip wheel ./packaging/cuda -w dist/wheels --no-deps --no-build-isolation -v \
+      --disable-pip-version-check -C wheel.reproducible=true </dev/null 2>&1 | tee "$log" |
+      { grep --line-buffered -aE '^\s*\[[0-9]+/[0-9]+\]' | sed -u 's/^ *//'; true; }; then
+    tail -n 40 "$log" >&2
+    die "the executorch-cuda wheel build failed (end of $log above)"
+  fi
+fi
+
 # ---- the conda channel
 step conda "conda channel (build/conda -> dist/conda-channel)"
-.venv/bin/python scripts/build_conda.py
+if [ "$cuda" = on ]; then
+  .venv/bin/python scripts/build_conda.py --cuda-build-dir build/cuda-wheel
+else
+  .venv/bin/python scripts/build_conda.py --no-cuda
+fi
 
 # ---- every check, one table, dist/report.json
 step checks "artifact checks"
 .venv/bin/python scripts/builder_report.py --prefix "$prefix" --report dist/report.json \
-  --forbid "$build" --forbid build "${timings[@]}" && rc=0 || rc=$?
+  --forbid "$build" --forbid build "${timings[@]}" $([ "$cuda" = off ] || echo --cuda) && rc=0 || rc=$?
 echo "== done in $(( $(date +%s) - start )) s: SDK at $prefix, wheel in dist/wheels, channel in dist/conda-channel"
 exit "$rc"

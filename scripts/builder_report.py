@@ -6,8 +6,14 @@ Usage: builder_report.py [--prefix DIR] [--wheel-dir DIR] [--channel DIR] [--rep
 Artifacts and their checks:
   SDK prefix   exact RUNPATH per file, DT_RUNPATH only, SONAMEs, no build-machine path, one owner per registry
   wheel        the same on site-packages/executorch, every file against RECORD, `auditwheel show` platform tag
+  cuda wheel   (executorch_cuda-*.whl, with --cuda) the same but the registry owners (its library defines none:
+               the channel's check covers it), and the manylinux tag auditwheel gives it with cudart, cuBLAS and
+               the executorch wheel's libraries excluded (nothing would be vendored)
   each .conda  the same on its payload (build_conda.read_package: info/paths.json hashes, no prefix rewriting),
                and one owner per registry across the whole channel
+  device code  every libexecutorch_cuda (SDK, cuda wheel, executorch-cuda package): SASS/PTX of its fatbinary
+               against components.toml's cuda_architectures (scripts/check_cuda_device_code.py, cross-checked
+               with cuobjdump), and the installed share/executorch/cuda-architectures.json equal to it
 Exits 1 when a check fails.
 """
 
@@ -32,6 +38,16 @@ import build_conda
 import check_artifacts
 
 REPO = build_conda.REPO
+MANIFEST = build_conda.load_manifest()
+CUDA = next((c for c in MANIFEST["components"].values() if "cuda_architectures" in c), None)
+CLAIM = CUDA["cuda_architectures"] if CUDA else None
+# Libraries the executorch-cuda wheel needs but must not vendor: from the NVIDIA wheels and the executorch wheel.
+CUDA_WHEEL_EXTERNAL = frozenset({"libcudart.so.*", "libcublas.so.*", "libcublasLt.so.*", "libexecutorch*.so.*"})
+DEVICE_CODE: list[str] = []  # summary lines of every device-code check, for the report's device-code row
+
+
+def device_code(where: str, root: Path, report: check_artifacts.Report) -> None:
+    DEVICE_CODE.extend(f"{where}: {line}" for line in check_artifacts.check_device_code(root, CLAIM, report))
 
 
 def sha256(path: Path) -> str:
@@ -55,6 +71,7 @@ def artifact(kind: str, path: Path, report: check_artifacts.Report, **extra: obj
 
 def check_sdk(prefix: Path, forbidden: list[str]) -> dict:
     report = check_artifacts.check_prefix(prefix, forbidden)  # soname, runpath, exact-runpath, paths, owners
+    device_code("SDK", prefix, report)
     return artifact("sdk", prefix, report, files=len(report.sizes))
 
 
@@ -74,7 +91,17 @@ def check_record(root: Path, names: list[str], record: str, report: check_artifa
     report.add("record", f"RECORD lists missing files {sorted(rows)}" if rows else None)
 
 
-def check_wheel(wheel: Path, forbidden: list[str]) -> dict:
+def cuda_wheel_tag(wheel: Path) -> tuple[str | None, list[str]]:
+    """auditwheel's platform tag for the cuda wheel with its external CUDA/executorch libraries excluded, and the
+    libraries `auditwheel repair` would still vendor (must be none)."""
+    from auditwheel.wheel_abi import analyze_wheel_abi
+
+    info = analyze_wheel_abi(None, None, wheel, CUDA_WHEEL_EXTERNAL, disable_isa_ext_check=False, allow_graft=True)
+    graft = sorted(info.external_refs[info.overall_policy.name].libs)
+    return info.overall_policy.name, graft
+
+
+def check_wheel(wheel: Path, forbidden: list[str], *, cuda: bool = False) -> dict:
     report = check_artifacts.Report()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -87,7 +114,17 @@ def check_wheel(wheel: Path, forbidden: list[str]) -> dict:
         check_artifacts.check_elf(root / "executorch", report)
         check_artifacts.check_exact_runpaths(root, "wheel", report)
         check_artifacts.check_paths(root, forbidden, report)
-        check_artifacts.check_owners(root / "executorch", report)
+        if cuda:
+            device_code("cuda wheel", root / "executorch", report)
+            if not report.checks.get("device-code") and "device-code" not in report.checks:
+                report.add("device-code", "no libexecutorch_cuda in the cuda wheel")
+        else:
+            check_artifacts.check_owners(root / "executorch", report)
+    if cuda:
+        tag, graft = cuda_wheel_tag(wheel)
+        report.add("auditwheel", None if tag.startswith("manylinux") else f"no manylinux tag: {tag}")
+        report.add("auditwheel", f"auditwheel would vendor {graft}" if graft else None)
+        return artifact("cuda-wheel", wheel, report, auditwheel_tag=tag, files=len(names))
     proc = subprocess.run([sys.executable, "-m", "auditwheel", "show", str(wheel)], capture_output=True, text=True)
     m = re.search(r'consistent with the following platform tag: "([^"]+)"', " ".join(proc.stdout.split()))
     tag = m.group(1) if m else None
@@ -108,6 +145,7 @@ def check_channel(channel: Path, forbidden: list[str]) -> list[dict]:
             for p in info.problems:
                 report.add("package", p)
             check_artifacts.check_exact_runpaths(dest, "conda", report)
+            device_code(info.name, dest, report)
             out.append(artifact("conda", pkg, report, files=len(info.files), depends=info.depends))
             subprocess.run(["cp", "-a", f"{dest}/.", str(union)], check=True)  # an install of every package
         report = check_artifacts.Report()
@@ -143,18 +181,52 @@ def main() -> int:
     ap.add_argument("--report", type=Path, default=REPO / "dist" / "report.json")
     ap.add_argument("--forbid", action="append", default=[], help="a path no artifact may contain (repeatable)")
     ap.add_argument("--timing", action="append", default=[], help="STEP=SECONDS, recorded in the report")
+    ap.add_argument("--cuda", action="store_true", help="the CUDA delegate was built: require its wheel and package")
     args = ap.parse_args()
     forbidden = [str(REPO), str(Path.home()), *map(os.path.abspath, args.forbid)]
     rows = [check_sdk(args.prefix.resolve(), forbidden)]
-    wheels = sorted(args.wheel_dir.glob("*.whl"))
-    if len(wheels) != 1:
+    for pattern, want, cuda in (("executorch-*.whl", 1, False), ("executorch_cuda-*.whl", int(args.cuda), True)):
+        wheels = sorted(args.wheel_dir.glob(pattern))
+        if len(wheels) != want:
+            report = check_artifacts.Report()
+            report.add("wheel", f"expected {want} {pattern} in {args.wheel_dir}, found {[w.name for w in wheels]}")
+            rows.append({"artifact": f"{args.wheel_dir.name}/{pattern}", "kind": "wheel", "path": str(args.wheel_dir),
+                         "size": 0, "sha256": None, "checks": report.checks, "ok": False})  # fmt: skip
+        elif wheels:
+            rows.append(check_wheel(wheels[0], forbidden, cuda=cuda))
+    others = sorted(set(args.wheel_dir.glob("*.whl")) - set(args.wheel_dir.glob("executorch-*.whl")))
+    others = [w.name for w in others if not w.name.startswith("executorch_cuda-")]
+    if others:
         report = check_artifacts.Report()
-        report.add("wheel", f"expected one wheel in {args.wheel_dir}, found {[w.name for w in wheels]}")
-        rows.append({"artifact": str(args.wheel_dir), "kind": "wheel", "path": str(args.wheel_dir), "size": 0,
+        report.add("wheel", f"unexpected wheels in {args.wheel_dir}: {others}")
+        rows.append({"artifact": args.wheel_dir.name, "kind": "wheel", "path": str(args.wheel_dir), "size": 0,
                      "sha256": None, "checks": report.checks, "ok": False})  # fmt: skip
-    else:
-        rows.append(check_wheel(wheels[0], forbidden))
     rows += check_channel(args.channel, forbidden)
+    if args.cuda:
+        report = check_artifacts.Report()
+        report.add("device-code")
+        found = [r for r in rows if "device-code" in r["checks"]]
+        kinds = sorted({r["kind"] for r in found})
+        if kinds != ["conda", "cuda-wheel", "sdk"]:
+            report.add("device-code", f"device code checked in {kinds}; expected the SDK, the cuda wheel and conda")
+        for r in found:
+            for p in r["checks"]["device-code"]:
+                report.add("device-code", f"{r['artifact']}: {p}")
+        claim = f"SASS sm_{', sm_'.join(map(str, CLAIM['sass']))}; PTX compute_{CLAIM['ptx']}" if CLAIM else "-"
+        rows.append(
+            {
+                "artifact": "cuda device code",
+                "kind": "device-code",
+                "path": "",
+                "size": 0,
+                "sha256": None,
+                "checks": report.checks,
+                "ok": report.ok,
+                "claim": claim,
+                "libraries": DEVICE_CODE,
+                "files": len(DEVICE_CODE),
+            }
+        )
     timings = {k: float(v) for k, _, v in (t.partition("=") for t in args.timing)}
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
     ok = all(r["ok"] for r in rows)
@@ -176,6 +248,8 @@ def main() -> int:
         extra = f"  [{r['auditwheel_tag']}]" if r.get("auditwheel_tag") else ""
         line = ", ".join(passed) + (" / FAILED: " + ", ".join(failed) if failed else "")
         print(f"{r['artifact']:{width}}  {human(r['size']):>9}  {line}{extra}")
+    for line in DEVICE_CODE:
+        print(f"  device code: {line}")
     for r in rows:
         for check, problems in r["checks"].items():
             for p in problems:

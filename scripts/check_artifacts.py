@@ -35,10 +35,25 @@ SONAME_RE = re.compile(r"^lib(executorch[a-z_]*)\.so\.(\d+)\.(\d+)$")
 
 # The exact RUNPATH of every ELF file, per package layout (docs/packaging.md): (path regex, RUNPATH). The wheel's
 # site-packages/executorch is an SDK prefix with the extension at its root (the "prefix" rules cover it).
+# The CUDA delegate (executorch-cuda) also finds cudart and cuBLAS: in a wheel install they are in the NVIDIA
+# wheels' site-packages/nvidia/cu13/lib (site-packages/executorch/lib/../../nvidia/cu13/lib); the SDK prefix gets
+# the same library (the release build's default); in conda they are in $PREFIX/lib, so `$ORIGIN` is enough.
 _LIBS = r"lib/libexecutorch[a-z_]*\.so\.\d+\.\d+"
+_CUDA_LIB = r"lib/libexecutorch_cuda\.so\.\d+\.\d+"
+CUDA_WHEEL_RUNPATH = "$ORIGIN:$ORIGIN/../../nvidia/cu13/lib"
 RUNPATHS: dict[str, list[tuple[str, str]]] = {
-    "prefix": [(_LIBS, "$ORIGIN"), (r"bin/[^/]+", "$ORIGIN/../lib"), (r"_C\.[^/]+\.so", "$ORIGIN/lib")],
-    "wheel": [(_LIBS, "$ORIGIN"), (r"bin/[^/]+", "$ORIGIN/../lib"), (r"_C\.[^/]+\.so", "$ORIGIN/lib")],
+    "prefix": [
+        (_CUDA_LIB, CUDA_WHEEL_RUNPATH),
+        (_LIBS, "$ORIGIN"),
+        (r"bin/[^/]+", "$ORIGIN/../lib"),
+        (r"_C\.[^/]+\.so", "$ORIGIN/lib"),
+    ],
+    "wheel": [
+        (_CUDA_LIB, CUDA_WHEEL_RUNPATH),
+        (_LIBS, "$ORIGIN"),
+        (r"bin/[^/]+", "$ORIGIN/../lib"),
+        (r"_C\.[^/]+\.so", "$ORIGIN/lib"),
+    ],
     "conda": [
         (_LIBS, "$ORIGIN"),
         (r"bin/[^/]+", "$ORIGIN/../lib"),
@@ -152,6 +167,33 @@ def check_owners(prefix: Path, report: Report) -> None:
             if len(owners) != 1 or len(definers) != 1:
                 report.add("single-owner", f"{sym}..) defined in {definers or 'no library'}; expected only {owner}")
     report.add("single-owner")
+
+
+def check_device_code(prefix: Path, claim: dict | None, report: Report) -> list[str]:
+    """CUDA libraries in prefix/lib (libexecutorch_cuda*): their fatbinaries match `claim` (components.toml's
+    cuda_architectures: SASS, PTX; scripts/check_cuda_device_code.py), and the installed
+    share/executorch/cuda-architectures.json says the same. Returns one summary line per library (none: no check)."""
+    import check_cuda_device_code as dc
+
+    libs = sorted(p for p in (prefix / "lib").glob("libexecutorch_cuda.so.*") if p.is_file() and not p.is_symlink())
+    if not libs:
+        return []
+    report.add("device-code")
+    if claim is None:
+        report.add("device-code", "a CUDA library is there but components.toml claims no cuda_architectures")
+        return []
+    installed = prefix / dc.CLAIM_FILE
+    try:
+        data = json.loads(installed.read_text())
+    except (OSError, ValueError) as e:
+        report.add("device-code", f"{dc.CLAIM_FILE}: cannot read: {e}")
+    else:
+        if data != claim:
+            report.add("device-code", f"{dc.CLAIM_FILE} says {data}, components.toml claims {claim}")
+    results, problems = dc.check(libs, dc.Claim(list(claim["sass"]), list(claim["ptx"])), dc.find_cuobjdump())
+    for p in problems:
+        report.add("device-code", p)
+    return dc.summary(results)
 
 
 def check_prefix(prefix: Path, forbidden: list[str]) -> Report:

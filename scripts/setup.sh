@@ -24,5 +24,15 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   "$PYTHON" -m venv .venv
 fi
+# requirements-dev.txt includes the NVIDIA wheels the CUDA delegate builds against (nvidia-cuda-runtime,
+# nvidia-cublas: headers and libraries in site-packages/nvidia/cu13) and cuobjdump (nvidia-cuda-cuobjdump).
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+# The CUDA toolkit (nvcc) is not a Debian package here: scripts/build_sdk.sh builds the CUDA delegate when it finds
+# $CUDACXX or /usr/local/cuda/bin/nvcc, and skips it otherwise.
+nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
+if [ -x "$nvcc" ]; then
+  echo "setup: CUDA delegate will be built ($("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/nvcc \1/p'), $nvcc)"
+else
+  echo "setup: no nvcc ($nvcc): the CUDA delegate (executorch-cuda) will not be built; install CUDA 13 to build it"
+fi
 echo "setup: done"

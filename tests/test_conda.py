@@ -1,8 +1,9 @@
 """The conda packages (dist/conda-channel) and the one component manifest (components.toml) shared with the wheel.
 
-Fully offline: packages are solved and installed with py-rattler from the local channel only. A `python` and a
-`numpy` stub (tests/conda/stubs, built into a temporary test channel) stand in for the interpreter that runs the
-tests; they are never part of dist/conda-channel.
+Fully offline: packages are solved and installed with py-rattler from the local channel only. Test-only stubs
+(tests/conda/stubs, built into a temporary test channel) stand in for `python` and `numpy` (the interpreter that
+runs the tests), `python-flatbuffers` (the pip flatbuffers package's files) and, for executorch-cuda
+(tests/test_cuda_packaging.py), `cuda-cudart` / `libcublas`; they are never part of dist/conda-channel.
 """
 
 from __future__ import annotations
@@ -30,9 +31,16 @@ TOOL = REPO / "tests" / "conda" / "rattler_tool.py"
 MANIFEST = build_conda.load_manifest()
 VERSION = build_conda.project_version()
 PY_VER = f"{sys.version_info[0]}.{sys.version_info[1]}"
-BUILT = build_conda.built_components(MANIFEST)
+# Optional components (cuda) are in the channel when scripts/build_sdk.sh could build them here.
+CUDA_MISSING = build_conda.cuda_toolchain_missing()
+BUILT = {
+    name: c
+    for name, c in build_conda.built_components(MANIFEST).items()
+    if not (c.get("optional") and "cuda_architectures" in c and CUDA_MISSING)
+}
 OUTPUTS = {c["conda"]: name for name, c in BUILT.items()}  # conda output -> component
 META = MANIFEST["package"]["conda_meta"]
+META_OUTPUTS = {c["conda"] for c in BUILT.values() if not c.get("optional")}  # what the meta-package pins
 ADD_MUL = FIXTURES / "add_mul" / "portable.pte"
 
 
@@ -67,12 +75,25 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("conda")
 
 
-@pytest.fixture(scope="session")
-def stub_channel(work: Path) -> Path:
-    out = work / "test-only stubs"
-    env = dict(os.environ, STUB_PYTHON_VERSION=platform.python_version(), RATTLER_CACHE_DIR=str(work / "cache"))
+def build_stubs(out: Path, cache: Path) -> Path:
+    """The test-only stub channel (tests/conda/stubs): python, numpy, python-flatbuffers, cuda-cudart, libcublas."""
+    import flatbuffers
+
+    env = dict(
+        os.environ,
+        STUB_PYTHON_VERSION=platform.python_version(),
+        STUB_PY_VER=PY_VER,
+        STUB_FLATBUFFERS_DIR=str(Path(flatbuffers.__file__).parent),
+        STUB_FLATBUFFERS_VERSION=flatbuffers.__version__ if hasattr(flatbuffers, "__version__") else "25.12.19",
+        RATTLER_CACHE_DIR=str(cache),
+    )
     tool("build", str(REPO / "tests" / "conda" / "stubs" / "recipe.yaml"), str(out), env=env)
     return out
+
+
+@pytest.fixture(scope="session")
+def stub_channel(work: Path) -> Path:
+    return build_stubs(work / "test-only stubs", work / "cache")
 
 
 def install(prefix: Path, channels: list[Path], *specs: str) -> dict[str, str]:
@@ -143,7 +164,8 @@ def test_manifest_is_consistent() -> None:
     for d in cmake_dirs:
         cmake_components |= set(re.findall(r"COMPONENT (\w+)", (d / "CMakeLists.txt").read_text()))
     cmake_components |= set(re.findall(r"COMPONENT (\w+)", (REPO / "cmake" / "CMakeLists.txt").read_text()))
-    assert cmake_components - {"devlinks"} == {c["cmake_component"] for c in BUILT.values()}
+    built = build_conda.built_components(MANIFEST).values()
+    assert cmake_components - {"devlinks"} == {c["cmake_component"] for c in built}
 
 
 def test_recipe_is_generated_from_manifest() -> None:
@@ -183,7 +205,8 @@ def test_package_contents(packages: dict[str, Path], output: str, tmp_path: Path
     by_name = {d.split()[0]: d for d in info.depends}
     if output == META:
         assert index.get("noarch") == "generic" and info.files == []
-        assert {n: d.split()[1] for n, d in by_name.items()} == {o: f"=={VERSION}" for o in OUTPUTS}
+        # Optional components (executorch-cuda) are installed on their own, never through the meta-package.
+        assert {n: d.split()[1] for n, d in by_name.items()} == {o: f"=={VERSION}" for o in META_OUTPUTS}
         return
     comp = OUTPUTS[output]
     result = build_conda.classify(info.files, MANIFEST, "conda", [comp], py_ver=PY_VER, with_devlinks=True)
@@ -191,8 +214,14 @@ def test_package_contents(packages: dict[str, Path], output: str, tmp_path: Path
     for dep in MANIFEST["components"][comp]["depends"]:  # siblings pinned exactly (name ==version build)
         exact = [d for d in info.depends if d.startswith(f"{BUILT[dep]['conda']} ==")]
         assert exact and exact[0].split()[1] == f"=={VERSION}", info.depends
+    for dep in MANIFEST["components"][comp].get("conda_run", []):
+        assert dep in info.depends, (dep, info.depends)
+    flavor = MANIFEST["components"][comp].get("conda_build_string")
+    if flavor:  # executorch-cuda: cuda130_h<hash>_<number>
+        assert re.fullmatch(rf"{flavor}_h[0-9a-f]{{7}}_\d+", info.build), info.build
     if comp == "python":
         assert f"python {PY_VER}.*" in info.depends and not info.run_exports
+        assert any(d.startswith("python-flatbuffers") for d in info.depends), info.depends
         (ext,) = [f for f in info.files if "/_C." in f]
         dyn = build_conda.check_artifacts.dynamic_entries(tmp_path / "x" / ext)
         assert dyn["RUNPATH"] == ["$ORIGIN/../../.."], dyn  # site-packages/executorch -> <prefix>/lib
@@ -222,7 +251,7 @@ def test_runtime_and_kernels_prefix_runs_portable_model(channel: Path, tmp_path:
 def test_full_prefix_builds_and_runs_and_moves(channel: Path, stub_channel: Path, tmp_path: Path) -> None:
     prefix = tmp_path / "env"
     installed = install(prefix, [channel, stub_channel], META)
-    assert set(installed) == set(OUTPUTS) | {META, "python", "numpy"}, installed
+    assert set(installed) == META_OUTPUTS | {META, "python", "numpy", "python-flatbuffers"}, installed
     check_app(prefix, tmp_path / "before")
     python_check(prefix, tmp_path)
     moved = tmp_path / "moved prefix" / "env with space"
@@ -243,11 +272,14 @@ def python_check(prefix: Path, tmp: Path) -> None:
         "print(executorch.__version__, executorch.get_lib_dir(), executorch.get_cmake_dir(), sep='\\n')\n"
         "print('|'.join(sorted(maps)))\n"
         "print(' '.join(str(x) for x in out.ravel()))\n"
+        "import flatbuffers; print(flatbuffers.__file__)\n"
     )
     env = dict(quiet(), PYTHONPATH=str(site))
     proc = run([sys.executable, "-c", script], env=env, cwd=tmp)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    version, lib_dir, cmake_dir, maps, values = proc.stdout.splitlines()
+    version, lib_dir, cmake_dir, maps, values, fb = proc.stdout.splitlines()
+    # python-flatbuffers (a run dependency of executorch-python) comes from the prefix, not the test venv.
+    assert fb.startswith(str(site) + "/flatbuffers/"), fb
     assert [version, lib_dir, cmake_dir] == [VERSION, str(prefix / "lib"), str(prefix / "lib" / "cmake" / "executorch")]
     # One copy of each library, the prefix's own (found through _C's RUNPATH $ORIGIN/../../..).
     assert maps and all(m.startswith(str(prefix / "lib") + "/") for m in maps.split("|")), maps

@@ -4,7 +4,9 @@
 rattler_tool.py build RECIPE OUT_DIR [CHANNEL ...]     build a v1 recipe with py-rattler-build, no remote channel
 rattler_tool.py install PREFIX CACHE CHANNEL[,CHANNEL] SPEC ...
                                                       solve SPECs against local channels and install into PREFIX;
-                                                      prints the installed records as JSON
+                                                      prints the installed records as JSON. The virtual packages
+                                                      are this machine's, with conda's overrides applied
+                                                      (CONDA_OVERRIDE_CUDA=13.0 gives __cuda 13.0 without a GPU)
 """
 
 from __future__ import annotations
@@ -56,13 +58,13 @@ def build(recipe: str, out: str, channels: list[str]) -> int:
 
 
 async def install(prefix: str, cache: str, channels: list[str], specs: list[str]) -> int:
-    from rattler import Channel, VirtualPackage, install, solve
+    from rattler import Channel, VirtualPackage, VirtualPackageOverrides, install, solve
 
     records = await solve(
         sources=[Channel(Path(c).resolve().as_uri()) for c in channels],
         specs=specs,
         platforms=["linux-64", "noarch"],
-        virtual_packages=VirtualPackage.detect(),
+        virtual_packages=VirtualPackage.detect(VirtualPackageOverrides.from_env()),
     )
     await install(records, target_prefix=str(Path(prefix).resolve()), cache_dir=Path(cache), show_progress=False)
     print(json.dumps({r.name.normalized: f"{r.version}-{r.build}" for r in records}))
