@@ -5,12 +5,16 @@
 // dimensions the backend passes to cuBLAS are checked too. Outputs are compared with the fixtures' expected
 // outputs. What this cannot check is the CUDA code itself (kernels.cu launches, device memory, streams).
 //
-// usage: cuda_emulation_test [LOWERED.pte FIXTURE_DIR]...
+// usage: cuda_emulation_test [--device] [LOWERED.pte FIXTURE_DIR]...
+//   --device: use the real libexecutorch_cuda (on a machine with a GPU) instead of the host emulation, so the same
+//   cases check the CUDA kernels and cuBLAS calls.
 //   Always runs a built-in payload (linear with and without bias on a 3-D input, add/sub/div .Scalar_out with
 //   alpha, clone, gelu tanh: the operators the fixtures do not lower to) at two batch sizes against a C++
 //   reference. Each LOWERED.pte is a tests/fixtures/<name>/portable.pte lowered with
 //   `python -m executorch.lower --backend cuda`; FIXTURE_DIR holds its <method>_case<N>_in<K>.npy /
 //   <method>_case<N>_out<K>.npy files.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -27,6 +31,7 @@
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/backend/interface.h>
+#include <executorch/runtime/platform/components.h>
 
 #include "executor.h"
 #include "graph.h"
@@ -215,6 +220,7 @@ class EmulatedCudaBackend final : public executorch::runtime::BackendInterface {
 };
 
 EmulatedCudaBackend g_emulated;
+executorch::runtime::BackendInterface* g_backend = &g_emulated;
 
 // ---- built-in payload -------------------------------------------------------------------------------------------
 
@@ -295,7 +301,7 @@ int run_builtin() {
   std::memcpy(copy.get(), payload.data(), payload.size());
   executorch::runtime::FreeableBuffer buf(copy.get(), payload.size(), nullptr);
   executorch::runtime::BackendInitContext ctx(nullptr, "forward", nullptr);
-  auto handle = g_emulated.init(ctx, &buf, {});
+  auto handle = g_backend->init(ctx, &buf, {});
   if (!handle.ok()) {
     std::printf("FAIL built-in payload: init: %s\n", executorch::runtime::last_error_message());
     return 1;
@@ -314,7 +320,7 @@ int run_builtin() {
     executorch::runtime::EValue ex(xt), e1(t1), e2(t2);
     executorch::runtime::EValue* args[] = {&ex, &e1, &e2};
     executorch::runtime::BackendExecutionContext ectx;
-    const Error e = g_emulated.execute(ectx, *handle, executorch::runtime::Span<executorch::runtime::EValue*>(args, 3));
+    const Error e = g_backend->execute(ectx, *handle, executorch::runtime::Span<executorch::runtime::EValue*>(args, 3));
     if (e != Error::Ok) {
       std::printf("FAIL built-in payload batch %d: %s\n", batch, executorch::runtime::last_error_message());
       ++failed;
@@ -337,7 +343,7 @@ int run_builtin() {
                 "batch %d: max error %g\n", ok ? "ok  " : "FAIL", batch, worst);
     failed += ok ? 0 : 1;
   }
-  g_emulated.destroy(*handle);
+  g_backend->destroy(*handle);
   return failed;
 }
 
@@ -417,24 +423,50 @@ int run_fixture(const std::string& pte_path, const std::string& dir) {
       }
     }
   }
-  std::printf("%s %s: %d case(s), %d delegate call(s) emulated\n", failed ? "FAIL" : "ok  ", pte_path.c_str(), cases,
-              g_delegate_calls - calls_before);
+  if (g_backend == &g_emulated) {
+    std::printf("%s %s: %d case(s), %d delegate call(s) emulated\n", failed ? "FAIL" : "ok  ", pte_path.c_str(),
+                cases, g_delegate_calls - calls_before);
+  } else {
+    std::printf("%s %s: %d case(s) on the device\n", failed ? "FAIL" : "ok  ", pte_path.c_str(), cases);
+  }
   return failed;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc % 2 != 1) {
-    std::fprintf(stderr, "usage: cuda_emulation_test [LOWERED.pte FIXTURE_DIR]...\n");
+  int first = 1;
+  const bool device = argc > 1 && std::string(argv[1]) == "--device";
+  if (device) first = 2;
+  if ((argc - first) % 2 != 0) {
+    std::fprintf(stderr, "usage: cuda_emulation_test [--device] [LOWERED.pte FIXTURE_DIR]...\n");
     return 2;
   }
-  if (executorch::runtime::register_backend({"CudaBackend", &g_emulated}) != Error::Ok) {
+  if (device) {
+    // The real delegate: preload the CUDA runtime and cuBLAS it links (see cuda_backend_test), load it.
+    const char* env = std::getenv("ET_CUDA_LIBRARY_DIR");
+    const std::string dir = env && *env ? env : ET_CUDA_LIBRARY_DIR;
+    for (const char* lib : {"libcudart.so." ET_CUDA_MAJOR, "libcublasLt.so." ET_CUDA_MAJOR,
+                            "libcublas.so." ET_CUDA_MAJOR}) {
+      if (dlopen(lib, RTLD_NOW | RTLD_GLOBAL) == nullptr) (void)dlopen((dir + "/" + lib).c_str(), RTLD_NOW | RTLD_GLOBAL);
+    }
+    if (executorch::runtime::load_component("cuda") != Error::Ok) {
+      std::fprintf(stderr, "cannot load libexecutorch_cuda: %s\n", executorch::runtime::last_error_message());
+      return 2;
+    }
+    g_backend = executorch::runtime::get_backend_class("CudaBackend");
+    executorch::runtime::clear_last_error();
+    if (g_backend == nullptr || !g_backend->is_available()) {
+      std::fprintf(stderr, "CudaBackend is not available: %s\n", executorch::runtime::last_error_message());
+      return 2;
+    }
+    std::printf("running on the device (libexecutorch_cuda)\n");
+  } else if (executorch::runtime::register_backend({"CudaBackend", &g_emulated}) != Error::Ok) {
     std::fprintf(stderr, "cannot register the emulated CudaBackend\n");
     return 2;
   }
   int failed = run_builtin();
-  for (int i = 1; i + 1 < argc; i += 2) failed += run_fixture(argv[i], argv[i + 1]);
+  for (int i = first; i + 1 < argc; i += 2) failed += run_fixture(argv[i], argv[i + 1]);
   std::printf("%s\n", failed ? "FAILED" : "all cases match");
   return failed ? 1 : 0;
 }
