@@ -1,6 +1,7 @@
 // CudaBackend (libexecutorch_cuda) test, built with -DEXECUTORCH_BUILD_CUDA=ON.
 //
 // Loads the library through the runtime's component loader and checks, on any machine:
+//   * every operator of cpp/cuda/operators.txt is known to the reader;
 //   * the payload reader (CudaBackend::init) rejects bad magic, truncation, a length mismatch, an ELF payload and
 //     AOTInductor compile specs (with the AOTInductor message), unknown operators (named), non-fp32 tensors,
 //     out-of-range indices, wrong arities and mismatched shapes; and accepts a hand-built mm + add + relu payload;
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <string>
@@ -316,6 +318,30 @@ int main() {
   Inner conv;
   conv.op0 = "aten::convolution";
   expect_reject(backend, "unknown operator", wrap(build_program(conv)), {"aten::convolution.out", "operators.txt"});
+  // Every operator of cpp/cuda/operators.txt is known to the reader (it may reject these calls for their
+  // arguments, but never as an unknown or unimplemented operator).
+  {
+    std::ifstream list(ET_CUDA_OPERATORS_TXT);
+    std::string line;
+    int n = 0, bad_ops = 0;
+    std::string bad_names;
+    while (std::getline(list, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      const size_t dot = line.find('.');
+      Inner op;
+      op.op0 = line.substr(0, dot);
+      op.op0_overload = dot == std::string::npos ? "" : line.substr(dot + 1);
+      InitResult r = init(backend, wrap(build_program(op)));
+      if (r.error == Error::Ok) backend->destroy(r.handle);
+      ++n;
+      if (contains(r.message, "not one the CUDA delegate runs") || contains(r.message, "has no kernel")) {
+        ++bad_ops;
+        bad_names += " " + line;
+      }
+    }
+    check(n > 20 && bad_ops == 0, "all " + std::to_string(n) + " operators of operators.txt are implemented",
+          bad_names);
+  }
   Inner i64;
   i64.x_type = et_pte::ScalarType::LONG;
   expect_reject(backend, "int64 tensor", wrap(build_program(i64)), {"fp32"});

@@ -79,10 +79,16 @@ constexpr OpEntry kOpTable[] = {
     {"aten::clone.out", Op::Clone, "TiO"},
 };
 
+bool listed_op(const std::string& name) {
+  for (size_t i = 0; i < kNumOperators; ++i) {
+    if (name == kOperators[i]) return true;
+  }
+  return false;
+}
+
+// The operator's entry when it is on the compiled-in list (operators.txt) and implemented here.
 const OpEntry* find_op(const std::string& name) {
-  bool listed = false;
-  for (size_t i = 0; i < kNumOperators; ++i) listed = listed || name == kOperators[i];
-  if (!listed) return nullptr;
+  if (!listed_op(name)) return nullptr;
   for (const OpEntry& e : kOpTable) {
     if (name == e.name) return &e;
   }
@@ -465,6 +471,10 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
       std::string name = o->name() ? o->name()->str() : "";
       if (o->overload() != nullptr && o->overload()->size() > 0) name += "." + o->overload()->str();
       const OpEntry* entry = find_op(name);
+      if (entry == nullptr && listed_op(name)) {
+        return failf(Error::NotSupported, "operator %zu \"%s\" is in cpp/cuda/operators.txt but this build of the "
+                     "CUDA delegate has no kernel for it", i, name.c_str());
+      }
       if (entry == nullptr) {
         return failf(Error::NotSupported, "operator %zu \"%s\" is not one the CUDA delegate runs (the list is "
                      "cpp/cuda/operators.txt, installed as executorch/cuda_operators.txt)", i, name.c_str());
