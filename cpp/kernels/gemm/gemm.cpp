@@ -238,6 +238,12 @@ int isa() {
   return level;
 }
 
+}  // namespace
+
+int isa_level() { return isa(); }
+
+namespace {
+
 Kernel pick_kernel() {
 #if defined(__x86_64__) || defined(__i386__)
   if (isa() == 2) return Kernel{8, 32, tile_avx512, small_avx512};

@@ -58,6 +58,10 @@ void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float*
 void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, const float* w, const float* bias,
                      float* y, float lo, float hi, bool parallel = true);
 
+// 2: AVX-512F, 1: AVX2 + FMA, 0: baseline (capped by EXECUTORCH_GEMM_ISA=avx2|baseline), for callers that
+// dispatch their own loops.
+int isa_level();
+
 // Work (in multiply-adds) below which igemm / gemm_packed / dwconv_nhwc run on the calling thread: 1e6 by
 // default (about 40 us of one core; below that, waking the pool's workers on a busy 2-vCPU machine cost more
 // than the split saved), EXECUTORCH_GEMM_PARALLEL_MIN=<multiply-adds> overrides it (read once; 0 = always split).

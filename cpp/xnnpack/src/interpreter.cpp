@@ -13,6 +13,7 @@
 #include <executorch/extension/parallel/thread_parallel.h>
 #include <executorch/runtime/kernel/kernel_includes.h>
 
+#include "fast_math.h"
 #include "graph.h"
 
 namespace etxnn {
@@ -268,13 +269,42 @@ Error infer(Graph& g, const Node& n, Shape* out) {
 
 // ---------------------------------------------------------------- kernels
 
-template <typename F>
-void unary(const float* x, float* y, int64_t n, F f) {
-  for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
-}
+// Elementwise loops are compiled once per ISA level (the library itself targets baseline x86-64) and picked at run
+// time like the GEMM's micro-kernels; the lambdas inline into each.
+#if defined(__x86_64__) || defined(__i386__)
+#define ETXNN_ISA_DISPATCH(name, params, args)                                                                  \
+  template <typename F>                                                                                       \
+  __attribute__((target("avx512f,avx2,fma"))) void name##_avx512 params { name##_impl args; }                \
+  template <typename F>                                                                                       \
+  __attribute__((target("avx2,fma"))) void name##_avx2 params { name##_impl args; }                          \
+  template <typename F>                                                                                       \
+  void name params {                                                                                          \
+    const int level = etk::isa_level();                                                                       \
+    if (level == 2) {                                                                                         \
+      name##_avx512 args;                                                                                     \
+    } else if (level == 1) {                                                                                  \
+      name##_avx2 args;                                                                                       \
+    } else {                                                                                                  \
+      name##_impl args;                                                                                       \
+    }                                                                                                         \
+  }
+#else
+#define ETXNN_ISA_DISPATCH(name, params, args) \
+  template <typename F>                        \
+  void name params {                           \
+    name##_impl args;                          \
+  }
+#endif
 
 template <typename F>
-void binary(const Shape& sa, const float* a, const Shape& sb, const float* b, const Shape& so, float* y, F f) {
+inline __attribute__((always_inline)) void unary_impl(const float* x, float* y, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+}
+ETXNN_ISA_DISPATCH(unary, (const float* x, float* y, int64_t n, F f), (x, y, n, f))
+
+template <typename F>
+inline __attribute__((always_inline)) void binary_impl(const Shape& sa, const float* a, const Shape& sb,
+                                                       const float* b, const Shape& so, float* y, F f) {
   const size_t r = so.size();
   const int64_t total = numel_of(so);
   if (sa == sb) {
@@ -325,6 +355,9 @@ void binary(const Shape& sa, const float* a, const Shape& sb, const float* b, co
     }
   }
 }
+ETXNN_ISA_DISPATCH(binary, (const Shape& sa, const float* a, const Shape& sb, const float* b, const Shape& so, float* y,
+                            F f),
+                   (sa, a, sb, b, so, y, f))
 
 // ---- fully connected and convolutions on the shared GEMM (cpp/kernels/gemm)
 
@@ -796,7 +829,7 @@ Error compute(Graph& g, Node& n, const Shape& so, float* y) {
     case NodeKind::Maximum: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(std::isnan(p) || std::isnan(q) ? NAN : std::max(p, q), lo, hi); }); break;
     case NodeKind::PReLU: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(p < 0.f ? p * q : p, lo, hi); }); break;
     case NodeKind::Clamp: unary(a, y, total, [&](float v) { return std::isnan(v) ? v : clampf(v, lo, hi); }); return Error::Ok;
-    case NodeKind::Sigmoid: unary(a, y, total, [](float v) { return 1.f / (1.f + std::exp(-v)); }); break;
+    case NodeKind::Sigmoid: unary(a, y, total, [](float v) { return 1.f / (1.f + etk::fast_expf(-v)); }); break;
     case NodeKind::Tanh: unary(a, y, total, [](float v) { return std::tanh(v); }); break;
     case NodeKind::Exp: unary(a, y, total, [](float v) { return std::exp(v); }); break;
     case NodeKind::Log: unary(a, y, total, [](float v) { return std::log(v); }); break;
@@ -973,8 +1006,9 @@ KindProfile* profile() {
 
 Error run_graph(Graph& g, bool do_compute) {
   KindProfile* prof = do_compute ? profile() : nullptr;
+  thread_local Shape so;  // reused: no allocation per node once warm
   for (Node& n : g.nodes) {
-    Shape so;
+    so.clear();
     Error e = infer(g, n, &so);
     if (e != Error::Ok) return e;
     if (so.size() > kMaxRank) return node_fail(n, "output rank too large:", so);
