@@ -463,11 +463,6 @@ void fill_segments(const ConvRows& r, int64_t m0, int64_t mr, const float** ptrs
   }
 }
 
-const float* const* conv_segments(const void* ctx, int64_t m0, int64_t mr, const float** ptrs) {
-  fill_segments(*static_cast<const ConvRows*>(ctx), m0, mr, ptrs);
-  return ptrs;
-}
-
 struct CachedRows {
   const float* const* table;
   int64_t T;
@@ -503,23 +498,28 @@ const float* const* conv_im2col(const void* ctx, int64_t m0, int64_t mr, const f
 
 // Runs one group of a convolution on the indirect GEMM. Groups of one (the usual case) keep their segment table
 // between calls while the input address and shapes stay the same (the delegate's buffers persist).
-void conv_group(Node& n, const ConvRows& r, int64_t M, const etk::PackedB& B, float* yg, int64_t ldy, bool cache) {
+// Runs group g (of G) of a convolution on the indirect GEMM. The segment tables (one per group) stay with the node
+// between calls while the input address and shapes stay the same (the delegate's buffers persist).
+void conv_group(Node& n, const ConvRows& r, int64_t M, const etk::PackedB& B, float* yg, int64_t ldy, int64_t g,
+                int64_t G) {
   const int64_t T = r.KH * r.KW;
   if (r.gic > kZeroLen) {
     etk::igemm(M, 1, T * r.gic, conv_im2col, &r, B, yg, ldy, n.out_min, n.out_max);
     return;
   }
-  if (!cache) {
-    etk::igemm(M, T, r.gic, conv_segments, &r, B, yg, ldy, n.out_min, n.out_max);
-    return;
+  const int64_t key[] = {reinterpret_cast<int64_t>(r.x), r.H, r.W, r.C, r.OH, r.OW, M, r.gic, r.KW, G};
+  constexpr size_t kKey = sizeof(key) / sizeof(key[0]);
+  if (g == 0 && (n.table_key.size() != kKey || !std::equal(n.table_key.begin(), n.table_key.end(), key))) {
+    n.table_key.clear();
+    n.table.resize(static_cast<size_t>(G * M * T));
+    for (int64_t k = 0; k < G; ++k) {
+      ConvRows rk = r;
+      rk.coff = k * r.gic;
+      fill_segments(rk, 0, M, n.table.data() + k * M * T);
+    }
+    n.table_key.assign(key, key + kKey);
   }
-  const int64_t key[] = {reinterpret_cast<int64_t>(r.x), r.H, r.W, r.C, r.OH, r.OW, M, r.gic, r.KW};
-  if (n.table_key.size() != 9 || !std::equal(n.table_key.begin(), n.table_key.end(), key)) {
-    n.table.resize(static_cast<size_t>(M * T));
-    fill_segments(r, 0, M, n.table.data());
-    n.table_key.assign(key, key + 9);
-  }
-  const CachedRows c{n.table.data(), T};
+  const CachedRows c{n.table.data() + g * M * T, T};
   etk::igemm(M, T, r.gic, cached_segments, &c, B, yg, ldy, n.out_min, n.out_max);
 }
 
@@ -538,7 +538,7 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
         std::memcpy(xp.data() + ((b * HP + iy + n.pad_t) * WP + n.pad_l) * C, x + (b * H + iy) * W * C,
                     static_cast<size_t>(W * C) * sizeof(float));
     const ConvRows r{xp.data(), HP, WP, C, OH, OW, KH, 1, n.sh, n.sw, n.dh, 1, 0, 0, 0, KW * C};
-    conv_group(n, r, M, w[0], y, OC, true);
+    conv_group(n, r, M, w[0], y, OC, 0, 1);
     return;
   }
   for (int64_t g = 0; g < G; ++g) {
@@ -549,7 +549,7 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
       continue;
     }
     const ConvRows r{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, g * gic, gic};
-    conv_group(n, r, M, B, yg, OC, G == 1);
+    conv_group(n, r, M, B, yg, OC, g, G);
   }
 }
 
