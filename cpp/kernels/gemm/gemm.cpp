@@ -467,8 +467,6 @@ inline __attribute__((always_inline)) void pair_kernel(const IgArgs& g, int64_t 
   const PackedB& B = *g.B;
   const int64_t L = g.L, L2 = L / 2, nr = B.N;
   const v16i even = {-1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0};
-  const v16i swap = {1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14};
-  const v16i pick = {0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14};
   v16f bias;
   std::memcpy(&bias, B.bias.data(), sizeof(v16f));
   const v8f lov = v8f{} + g.lo, hiv = v8f{} + g.hi;
@@ -503,10 +501,9 @@ inline __attribute__((always_inline)) void pair_kernel(const IgArgs& g, int64_t 
     }
     for (int i = 0; i < MR; ++i) {
       if (i >= mr) break;
-      const v16f s2 = acc[i] + __builtin_shuffle(acc[i], swap);
-      const v16f e = __builtin_shuffle(s2, pick);
-      v8f r;
-      std::memcpy(&r, &e, sizeof(v8f));
+      const v16f s2 =
+          acc[i] + __builtin_shufflevector(acc[i], acc[i], 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
+      v8f r = __builtin_shufflevector(s2, s2, 0, 2, 4, 6, 8, 10, 12, 14);
       r = r < lov ? lov : r;
       r = r > hiv ? hiv : r;
       float* c = g.C + (m + i) * g.rsc;
