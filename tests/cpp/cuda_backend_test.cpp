@@ -409,6 +409,22 @@ int main() {
   dyn.x_dynamic = true;
   run_module(build_outer(wrap(build_program(dyn)), true), have_device);
 
+  // An upstream AOTInductor payload is named as such through Module, with or without a device (without one the
+  // runtime asks the backend's validate() before reporting "not available").
+  {
+    std::unique_ptr<uint8_t, void (*)(void*)> copy(nullptr, std::free);
+    const std::vector<uint8_t> pte = build_outer(elf, false);
+    copy.reset(static_cast<uint8_t*>(std::aligned_alloc(16, (pte.size() + 15) / 16 * 16 + 16)));
+    std::memcpy(copy.get(), pte.data(), pte.size());
+    executorch::extension::module::Module module(
+        std::make_unique<executorch::extension::BufferDataLoader>(copy.get(), pte.size()));
+    executorch::runtime::clear_last_error();
+    const Error load = module.load_method("forward");
+    const std::string msg = last_error_message();
+    check(load != Error::Ok && contains(msg, aoti) && contains(msg, lower) && !contains(msg, "no CUDA device"),
+          "Module with an AOTInductor payload names it -> " + msg);
+  }
+
   std::printf("%d passed, %d failed (%s)\n", g_passed, g_failed, have_device ? "with a CUDA device" : "no CUDA device");
   return g_failed == 0 ? 0 : 1;
 }

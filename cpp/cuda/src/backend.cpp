@@ -199,6 +199,16 @@ class CudaBackend final : public BackendInterface {
 
   void destroy(DelegateHandle* handle) const override { delete static_cast<Handle*>(handle); }
 
+  // Without a device the runtime asks whether the payload is ours at all, so that an upstream AOTInductor program
+  // or a damaged payload is named as such rather than reported as "no CUDA device".
+  Error validate(BackendInitContext& context, FreeableBuffer* processed,
+                 ArrayRef<CompileSpec> compile_specs) const override {
+    if (processed == nullptr) return failf(Error::InvalidArgument, "no payload");
+    Graph g;
+    return parse_payload(static_cast<const uint8_t*>(processed->data()), processed->size(), compile_specs,
+                         context.get_named_data_map(), &g);
+  }
+
  private:
   static Error open_device(Handle& h) {
     char why[512];

@@ -14,6 +14,9 @@ DataLoader::~DataLoader() = default;
 NamedDataMap::~NamedDataMap() = default;
 BackendInterface::~BackendInterface() = default;
 void BackendInterface::destroy(DelegateHandle*) const {}
+Error BackendInterface::validate(BackendInitContext&, FreeableBuffer*, ArrayRef<CompileSpec>) const {
+  return Error::Ok;
+}
 MemoryAllocator::~MemoryAllocator() = default;
 
 void* MemoryAllocator::allocate(size_t size, size_t alignment) {

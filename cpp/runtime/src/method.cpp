@@ -238,22 +238,21 @@ Error MethodState::init_delegates() {
     BackendInterface* backend = get_backend_class(id);
     if (backend == nullptr) {
       if (const ComponentInfo* c = component_for_backend(id)) {
-        (void)load_component(c->name);
+        clear_last_error();
+        const Error load_err = load_component(c->name);
+        const std::string load_why = last_error_message();
         backend = get_backend_class(id);
         if (backend == nullptr) {
+          // A library that is there but does not load (a missing dependency such as libcublas) says why.
+          const bool failed_load = load_err != Error::Ok && load_err != Error::NotFound && !load_why.empty();
           return fail(Error::NotFound, "method %s uses backend %s, which is not registered: install the %s package "
-                      "(%s) next to libexecutorch, or load it with load_library()", name, id, c->package, c->library);
+                      "(%s) next to libexecutorch, or load it with load_library()%s%s%s", name, id, c->package,
+                      c->library, failed_load ? " (" : "", failed_load ? load_why.c_str() : "", failed_load ? ")" : "");
         }
       } else {
         return fail(Error::NotFound, "method %s uses backend %s, which is not registered and is not provided by any "
                     "component of this SDK; load the library that provides it with load_library()", name, id);
       }
-    }
-    clear_last_error();  // a backend may record why it is not available (e.g. "no CUDA device: ...")
-    if (!backend->is_available()) {
-      const std::string why = last_error_message();
-      return fail(Error::NotFound, "backend %s is registered but not available on this machine%s%s", id,
-                  why.empty() ? "" : ": ", why.c_str());
     }
     FreeableBuffer processed;
     const auto* ref = d->processed();
@@ -273,6 +272,18 @@ Error MethodState::init_delegates() {
       }
     }
     BackendInitContext ctx(nullptr, name, program->named_data.get());
+    clear_last_error();  // a backend may record why it is not available (e.g. "no CUDA device: ...")
+    if (!backend->is_available()) {
+      const std::string why = last_error_message();
+      clear_last_error();
+      const Error invalid = backend->validate(ctx, &processed, ArrayRef<CompileSpec>(specs.data(), specs.size()));
+      if (invalid != Error::Ok) {
+        const std::string bad = *last_error_message() != '\0' ? last_error_message() : "no reason given";
+        return fail(invalid, "backend %s cannot run delegate %zu of method %s: %s", id, i, name, bad.c_str());
+      }
+      return fail(Error::NotFound, "backend %s is registered but not available on this machine%s%s", id,
+                  why.empty() ? "" : ": ", why.c_str());
+    }
     clear_last_error();  // so the message below is the backend's own, not a stale one
     Result<DelegateHandle*> handle =
         backend->init(ctx, &processed, ArrayRef<CompileSpec>(specs.data(), specs.size()));

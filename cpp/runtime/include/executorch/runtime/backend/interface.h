@@ -65,6 +65,11 @@ class EXECUTORCH_API BackendInterface {
   // args: the DelegateCall's arguments, delegate inputs first, then outputs.
   virtual Error execute(BackendExecutionContext& context, DelegateHandle* handle, Span<EValue*> args) const = 0;
   virtual void destroy(DelegateHandle* handle) const;
+  // Called only when is_available() is false, before the method fails: checks, without touching any device,
+  // whether the payload is one this backend could run at all, so that a program made for another runtime (or a
+  // damaged payload) is named as such even on machines where the backend is unavailable. The default accepts.
+  virtual Error validate(BackendInitContext& context, FreeableBuffer* processed,
+                         ArrayRef<CompileSpec> compile_specs) const;
 };
 
 struct Backend {
