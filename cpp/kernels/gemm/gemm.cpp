@@ -36,6 +36,7 @@ typedef float v4f __attribute__((vector_size(16)));
 typedef float v8f __attribute__((vector_size(32)));
 typedef float v16f __attribute__((vector_size(64)));
 
+
 template <int MR>
 inline __attribute__((always_inline)) void pack_a(const GemmArgs& g, int64_t m0, int64_t mc, int64_t p0, int64_t kc,
                                                   float* dst) {
@@ -372,7 +373,7 @@ inline __attribute__((always_inline)) void ukernel(int64_t T, int64_t L, const f
       VT b[NV];
       for (int j = 0; j < NV; ++j) std::memcpy(&b[j], Bp + j * W, sizeof(VT));
       for (int i = 0; i < MR; ++i) {
-        const VT av = VT{} + ap[i][l];
+        const VT av = VT{} + ap[i][l];  // one broadcast (-fno-signed-zeros)
         for (int j = 0; j < NV; ++j) acc[i][j] += av * b[j];
       }
       Bp += NR;

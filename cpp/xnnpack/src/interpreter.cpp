@@ -979,11 +979,14 @@ Error compute(Graph& g, Node& n, const Shape& so, float* y) {
 struct KindProfile {
   double us[128] = {};
   int64_t calls[128] = {};
+  bool per_node = false;  // EXECUTORCH_XNNPACK_PROFILE=2: also every node (of the last graph run), with its shape
+  std::vector<std::string> node_lines;
   std::mutex mu;
   ~KindProfile() {
     double total = 0;
     for (double v : us) total += v;
     if (total <= 0) return;
+    for (const std::string& line : node_lines) std::fprintf(stderr, "%s\n", line.c_str());
     std::fprintf(stderr, "xnnpack profile (all calls):\n");
     for (int k = 0; k < 128; ++k) {
       if (calls[k] == 0) continue;
@@ -997,7 +1000,8 @@ KindProfile* profile() {
   static KindProfile* p = [] {
     const char* env = std::getenv("EXECUTORCH_XNNPACK_PROFILE");
     static KindProfile instance;
-    return env != nullptr && env[0] == '1' ? &instance : nullptr;
+    instance.per_node = env != nullptr && env[0] == '2';
+    return env != nullptr && (env[0] == '1' || env[0] == '2') ? &instance : nullptr;
   }();
   return p;
 }
@@ -1030,6 +1034,13 @@ Error run_graph(Graph& g, bool do_compute) {
       std::lock_guard<std::mutex> lock(prof->mu);
       prof->us[k] += us;
       ++prof->calls[k];
+      if (prof->per_node) {
+        if (prof->node_lines.size() <= n.index) prof->node_lines.resize(n.index + 1);
+        char line[160];
+        std::snprintf(line, sizeof(line), "  node %4u %-22s %8.2f us  -> %s", n.index, node_name(n.kind), us,
+                      shape_str(so).c_str());
+        prof->node_lines[n.index] = line;
+      }
     } else {
       e = compute(g, n, so, y);
     }
