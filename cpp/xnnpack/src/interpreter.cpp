@@ -326,14 +326,36 @@ inline __attribute__((always_inline)) void binary_impl(const Shape& sa, const fl
     y[0] = f(a[0], b[0]);
     return;
   }
-  const int64_t inner = so[r - 1];
-  const int64_t ia = st_a[r - 1], ib = st_b[r - 1];
+  if (total == 0) return;
+  // Merge neighbouring dims whose strides nest in both inputs (e.g. [1,16,16,32] * [1,1,1,32] becomes
+  // [256, 32] with b's row stride 0), so the row bookkeeping below runs once per long row.
+  int64_t ds[kMaxRank + 2], sa_m[kMaxRank + 2], sb_m[kMaxRank + 2];
+  int m = 0;
+  for (size_t d = 0; d < r; ++d) {
+    if (so[d] == 1) continue;
+    if (m > 0 && sa_m[m - 1] == st_a[d] * so[d] && sb_m[m - 1] == st_b[d] * so[d]) {
+      ds[m - 1] *= so[d];
+      sa_m[m - 1] = st_a[d];
+      sb_m[m - 1] = st_b[d];
+    } else {
+      ds[m] = so[d];
+      sa_m[m] = st_a[d];
+      sb_m[m] = st_b[d];
+      ++m;
+    }
+  }
+  if (m == 0) {
+    y[0] = f(a[0], b[0]);
+    return;
+  }
+  const int64_t inner = ds[m - 1];
+  const int64_t ia = sa_m[m - 1], ib = sb_m[m - 1];
   int64_t idx[kMaxRank + 2] = {0};
   for (int64_t base = 0; base < total; base += inner) {
     int64_t oa = 0, ob = 0;
-    for (size_t d = 0; d + 1 < r; ++d) {
-      oa += idx[d] * st_a[d];
-      ob += idx[d] * st_b[d];
+    for (int d = 0; d + 1 < m; ++d) {
+      oa += idx[d] * sa_m[d];
+      ob += idx[d] * sb_m[d];
     }
     const float* pa = a + oa;
     const float* pb = b + ob;
@@ -349,8 +371,8 @@ inline __attribute__((always_inline)) void binary_impl(const Shape& sa, const fl
     } else {
       for (int64_t j = 0; j < inner; ++j) py[j] = f(pa[j * ia], pb[j * ib]);
     }
-    for (size_t d = r - 1; d-- > 0;) {
-      if (++idx[d] < so[d]) break;
+    for (int d = m - 1; d-- > 0;) {
+      if (++idx[d] < ds[d]) break;
       idx[d] = 0;
     }
   }
@@ -358,6 +380,24 @@ inline __attribute__((always_inline)) void binary_impl(const Shape& sa, const fl
 ETXNN_ISA_DISPATCH(binary, (const Shape& sa, const float* a, const Shape& sb, const float* b, const Shape& so, float* y,
                             F f),
                    (sa, a, sb, b, so, y, f))
+
+// Mean over the pixels of each image, per channel (NHWC), clamped. (F is unused: ETXNN_ISA_DISPATCH wants one.)
+template <typename F>
+inline __attribute__((always_inline)) void global_avg_impl(const float* a, float* y, int64_t N, int64_t inner,
+                                                           int64_t C, float lo, float hi, F) {
+  for (int64_t b = 0; b < N; ++b) {
+    float* o = y + b * C;
+    for (int64_t c = 0; c < C; ++c) o[c] = 0.f;
+    for (int64_t p = 0; p < inner; ++p) {
+      const float* x = a + (b * inner + p) * C;
+      for (int64_t c = 0; c < C; ++c) o[c] += x[c];
+    }
+    const float s = inner > 0 ? 1.f / static_cast<float>(inner) : 0.f;
+    for (int64_t c = 0; c < C; ++c) o[c] = clampf(o[c] * s, lo, hi);
+  }
+}
+ETXNN_ISA_DISPATCH(global_avg, (const float* a, float* y, int64_t N, int64_t inner, int64_t C, float lo, float hi, F f),
+                   (a, y, N, inner, C, lo, hi, f))
 
 // ---- fully connected and convolutions on the shared GEMM (cpp/kernels/gemm)
 
@@ -887,16 +927,7 @@ Error compute(Graph& g, Node& n, const Shape& so, float* y) {
       return Error::Ok;
     case NodeKind::GlobalAvgPooling2d: {
       const int64_t N = sa[0], C = sa.back(), inner = numel_of(sa) / std::max<int64_t>(1, N * C);
-      for (int64_t b = 0; b < N; ++b) {
-        float* o = y + b * C;
-        for (int64_t c = 0; c < C; ++c) o[c] = 0.f;
-        for (int64_t p = 0; p < inner; ++p) {
-          const float* x = a + (b * inner + p) * C;
-          for (int64_t c = 0; c < C; ++c) o[c] += x[c];
-        }
-        const float s = inner > 0 ? 1.f / static_cast<float>(inner) : 0.f;
-        for (int64_t c = 0; c < C; ++c) o[c] = clampf(o[c] * s, lo, hi);
-      }
+      global_avg(a, y, N, inner, C, lo, hi, 0);
       return Error::Ok;
     }
     case NodeKind::StaticTranspose: {
