@@ -19,7 +19,9 @@ if [ -z "$build" ]; then
     -DEXECUTORCH_BUILD_TESTS=OFF -DEXECUTORCH_BUILD_CUDA=ON '-DEXECUTORCH_CUDA_RPATH=$ORIGIN' ${CMAKE_ARGS:-}
   cmake --build "$build" --target executorch_cuda
 fi
-cmake --install "$build" --component "$component" --prefix "$PREFIX"
+# --strip, as scikit-build-core installs the wheel's copy: nvcc leaves its temporary file names (tmpxft_<pid>_...)
+# in the symbol table, which would make the package differ from build to build.
+cmake --install "$build" --component "$component" --prefix "$PREFIX" --strip
 lib=$(cd "$PREFIX/$(dirname "$devlink")" && echo "$(basename "$devlink")".*.*)
 [ -f "$PREFIX/$(dirname "$devlink")/$lib" ] || { echo "error: no $devlink.<major>.<minor> installed from $build" >&2; exit 1; }
 ln -sf "$lib" "$PREFIX/$devlink"
