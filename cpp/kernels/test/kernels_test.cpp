@@ -15,6 +15,8 @@
 #include <executorch/runtime/kernel/kernel_includes.h>
 #include <executorch/runtime/platform/components.h>
 
+#include "gemm.h"
+
 using namespace executorch::runtime;
 using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
@@ -217,6 +219,112 @@ void test_conv() {
     ++cases;
   }
   std::printf("conv: %d cases\n", cases);
+}
+
+// The pre-packed / indirect GEMM and the depthwise kernels of executorch_gemm (linked into this program; the
+// XNNPACK delegate runs on them) against naive loops: random shapes around the micro-kernels' tile sizes, segment
+// lengths odd and even, rows pointing at zeros, bias or none, finite or infinite clamps, serial and split.
+void test_packed_gemm() {
+  std::mt19937 rng(7);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::normal_distribution<float> nd(0.f, 1.f);
+  static const float zeros[64] = {};
+  for (int it = 0; it < 300; ++it) {
+    const int64_t M = uni(1, 40), T = uni(1, 5), L = uni(1, 20), N = uni(1, 50), K = T * L;
+    const bool trans = uni(0, 1), has_bias = uni(0, 1), clamp = uni(0, 1), par = uni(0, 1);
+    std::vector<float> src(static_cast<size_t>(M * K + 8)), B(static_cast<size_t>(K * N)), bias(N);
+    for (auto& v : src) v = nd(rng);
+    for (auto& v : B) v = nd(rng);
+    for (auto& v : bias) v = nd(rng);
+    // B(k, j) at B[k * rsb + j * csb]
+    const int64_t rsb = trans ? 1 : N, csb = trans ? K : 1;
+    etk::PackedB pb;
+    etk::pack_b(K, N, B.data(), rsb, csb, has_bias ? bias.data() : nullptr, &pb, L);
+    // Segment table: row i, segment t -> somewhere in src, or zeros (L <= 20 < 64).
+    std::vector<const float*> table(static_cast<size_t>(M * T));
+    for (auto& ptr : table) ptr = uni(0, 5) == 0 ? zeros : src.data() + uni(0, static_cast<int>(M * K - L));
+    struct Ctx {
+      const std::vector<const float*>* table;
+      int64_t T;
+    } ctx{&table, T};
+    auto rows = [](const void* c, int64_t m0, int64_t, const float**) -> const float* const* {
+      const Ctx& x = *static_cast<const Ctx*>(c);
+      return x.table->data() + m0 * x.T;
+    };
+    const float lo = clamp ? -0.5f : -INFINITY, hi = clamp ? 0.7f : INFINITY;
+    const int64_t ldc = N + uni(0, 3);
+    std::vector<float> C(static_cast<size_t>(M * ldc), 123.f);
+    etk::igemm(M, T, L, rows, &ctx, pb, C.data(), ldc, lo, hi, par);
+    double maxerr = 0;
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = has_bias ? bias[j] : 0.0;
+        for (int64_t t = 0; t < T; ++t)
+          for (int64_t l = 0; l < L; ++l) acc += double(table[i * T + t][l]) * B[(t * L + l) * rsb + j * csb];
+        acc = std::min<double>(std::max<double>(acc, lo), hi);
+        maxerr = std::max(maxerr, std::fabs(acc - C[i * ldc + j]));
+      }
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = N; j < ldc; ++j) CHECK(C[i * ldc + j] == 123.f, "igemm wrote past N (it %d)", it);
+    CHECK(maxerr < 1e-4 * std::sqrt(double(K)) + 1e-5, "igemm it %d M %lld T %lld L %lld N %lld err %g", it,
+          (long long)M, (long long)T, (long long)L, (long long)N, maxerr);
+    // Dense A through gemm_packed (packed for a dense A: one segment of K).
+    etk::PackedB pd;
+    etk::pack_b(K, N, B.data(), rsb, csb, has_bias ? bias.data() : nullptr, &pd);
+    std::vector<float> D(static_cast<size_t>(M * N));
+    etk::gemm_packed(M, src.data(), K, pd, D.data(), N, lo, hi, par);
+    maxerr = 0;
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = has_bias ? bias[j] : 0.0;
+        for (int64_t k = 0; k < K; ++k) acc += double(src[i * K + k]) * B[k * rsb + j * csb];
+        acc = std::min<double>(std::max<double>(acc, lo), hi);
+        maxerr = std::max(maxerr, std::fabs(acc - D[i * N + j]));
+      }
+    CHECK(maxerr < 1e-4 * std::sqrt(double(K)) + 1e-5, "gemm_packed it %d err %g", it, maxerr);
+  }
+  // Depthwise NHWC, direct and over a tap table.
+  for (int it = 0; it < 60; ++it) {
+    etk::DwParams p{};
+    p.N = uni(1, 2), p.H = uni(1, 9), p.W = uni(1, 9), p.C = uni(1, 70), p.KH = uni(1, 5), p.KW = uni(1, 5);
+    p.sh = uni(1, 2), p.sw = uni(1, 2), p.dh = uni(1, 2), p.dw = uni(1, 2), p.pad_t = uni(0, 2), p.pad_l = uni(0, 2);
+    const int64_t pad_b = uni(0, 2), pad_r = uni(0, 2);
+    const int64_t eh = (p.KH - 1) * p.dh + 1, ew = (p.KW - 1) * p.dw + 1;
+    if (p.H + p.pad_t + pad_b < eh || p.W + p.pad_l + pad_r < ew) continue;
+    p.OH = (p.H + p.pad_t + pad_b - eh) / p.sh + 1;
+    p.OW = (p.W + p.pad_l + pad_r - ew) / p.sw + 1;
+    std::vector<float> x(static_cast<size_t>(p.N * p.H * p.W * p.C)), w(static_cast<size_t>(p.KH * p.KW * p.C)),
+        b(static_cast<size_t>(p.C));
+    for (auto& v : x) v = nd(rng);
+    for (auto& v : w) v = nd(rng);
+    for (auto& v : b) v = nd(rng);
+    const int64_t M = p.N * p.OH * p.OW, T = p.KH * p.KW;
+    std::vector<float> ref(static_cast<size_t>(M * p.C)), y1(ref.size()), y2(ref.size());
+    std::vector<float> zc(static_cast<size_t>(p.C), 0.f);
+    std::vector<const float*> taps(static_cast<size_t>(M * T));
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t bi = m / (p.OH * p.OW), oy = (m / p.OW) % p.OH, ox = m % p.OW;
+      for (int64_t ky = 0; ky < p.KH; ++ky)
+        for (int64_t kx = 0; kx < p.KW; ++kx) {
+          const int64_t iy = oy * p.sh + ky * p.dh - p.pad_t, ix = ox * p.sw + kx * p.dw - p.pad_l;
+          const bool in = iy >= 0 && iy < p.H && ix >= 0 && ix < p.W;
+          taps[m * T + ky * p.KW + kx] = in ? x.data() + ((bi * p.H + iy) * p.W + ix) * p.C : zc.data();
+        }
+      for (int64_t c = 0; c < p.C; ++c) {
+        double acc = b[c];
+        for (int64_t t = 0; t < T; ++t) acc += double(taps[m * T + t][c]) * w[t * p.C + c];
+        ref[m * p.C + c] = static_cast<float>(std::min(std::max(acc, -1.0), 1.5));
+      }
+    }
+    etk::dwconv_nhwc(p, x.data(), w.data(), b.data(), y1.data(), -1.f, 1.5f, uni(0, 1));
+    etk::dwconv_indirect(M, T, p.C, taps.data(), w.data(), b.data(), y2.data(), -1.f, 1.5f, uni(0, 1));
+    double e1 = 0, e2 = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+      e1 = std::max(e1, double(std::fabs(ref[i] - y1[i])));
+      e2 = std::max(e2, double(std::fabs(ref[i] - y2[i])));
+    }
+    CHECK(e1 < 1e-4 && e2 < 1e-4, "depthwise it %d err %g / %g", it, e1, e2);
+  }
 }
 
 void bench() {
@@ -433,6 +541,7 @@ int main(int argc, char** argv) {
   std::printf("%zu kernels registered\n", get_num_registered_kernels());
   test_mm();
   test_conv();
+  test_packed_gemm();
   if (do_bench) bench();
   fuzz(fuzz_iters);
   std::printf("%s (%d failures)\n", g_failures ? "FAILED" : "PASSED", g_failures);
