@@ -299,6 +299,18 @@ def test_device_code_check_fails_without_ptx(tmp_path: Path) -> None:
     assert proc.returncode == 1 and "SASS for sm_80, which is not claimed" in proc.stderr, proc.stderr
 
 
+def test_cuda_library_does_not_depend_on_source_path(wheels: dict[str, Path], tmp_path: Path) -> None:
+    """nvcc names everything in an anonymous namespace of a .cu file after a hash of the file's absolute path
+    (`_GLOBAL__N__<hash>_10_kernels_cu_...`, in the host code and in every cubin and PTX), so a library built from
+    another checkout path differs and the executorch-cuda wheel and package are not reproducible
+    (tests/test_reproducible.py). Device code must live in named namespaces (e.g. etcuda::detail)."""
+    data = wheel_library(wheels, tmp_path).read_bytes()
+    hashed = sorted(
+        {m.decode() for m in re.findall(rb"_GLOBAL__N__[0-9a-f]{8}_\d+_[A-Za-z0-9_]+?_cu_[0-9a-f]{8}", data)}
+    )
+    assert not hashed, f"anonymous namespaces in CUDA sources (source-path hashes in the library): {hashed[:3]}"
+
+
 def test_device_code_reader_on_library_without_device_code() -> None:
     lib = REPO / "dist" / "executorch-sdk" / "lib" / "libexecutorch.so.0.1"
     assert dc.read_library(lib) == []
