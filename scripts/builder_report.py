@@ -212,7 +212,7 @@ def main() -> int:
         for r in found:
             for p in r["checks"]["device-code"]:
                 report.add("device-code", f"{r['artifact']}: {p}")
-        claim = f"SASS sm_{', sm_'.join(map(str, CLAIM['sass']))}; PTX compute_{CLAIM['ptx']}" if CLAIM else "-"
+        claim = build_conda.claim_text(CUDA) if CUDA else "-"
         rows.append(
             {
                 "artifact": "cuda device code",
@@ -246,6 +246,7 @@ def main() -> int:
         passed = [c for c, p in r["checks"].items() if not p]
         failed = [c for c, p in r["checks"].items() if p]
         extra = f"  [{r['auditwheel_tag']}]" if r.get("auditwheel_tag") else ""
+        extra += f"  [{r['claim']}]" if r.get("claim") else ""
         line = ", ".join(passed) + (" / FAILED: " + ", ".join(failed) if failed else "")
         print(f"{r['artifact']:{width}}  {human(r['size']):>9}  {line}{extra}")
     for line in DEVICE_CODE:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from et_common import REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
@@ -55,3 +57,16 @@ def test_only_exported_api_symbols(sdk: Path) -> None:
     assert not [s for s in symbols if "flatbuffers" in s or "et_pte" in s]
     kernels = check_artifacts.defined_symbols(sdk / "lib" / "libexecutorch_kernels.so.0.1")
     assert not [s for s in kernels if "executorch" in s and "::" in s], kernels[:20]
+
+
+def test_cuda_library_in_sdk(sdk: Path) -> None:
+    # Built when nvcc is there (scripts/build_sdk.sh): the wheel's RUNPATH (cudart/cuBLAS from the NVIDIA wheels),
+    # the claimed architectures installed beside it, and it defines none of the registries.
+    libs = list((sdk / "lib").glob("libexecutorch_cuda.so.*"))
+    if not libs:
+        pytest.skip("the SDK has no CUDA delegate (built only when nvcc and the NVIDIA wheels are there)")
+    dyn = check_artifacts.dynamic_entries(libs[0])
+    assert dyn["RUNPATH"] == [check_artifacts.CUDA_WHEEL_RUNPATH] and dyn["SONAME"] == ["libexecutorch_cuda.so.0.1"]
+    assert {"libcudart.so.13", "libcublas.so.13", "libexecutorch.so.0.1"} <= set(dyn["NEEDED"]), dyn
+    assert (sdk / "share" / "executorch" / "cuda-architectures.json").is_file()
+    assert (sdk / "lib" / "cmake" / "executorch" / "executorch-cuda-targets.cmake").is_file()
