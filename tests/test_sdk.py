@@ -91,6 +91,13 @@ def test_relocated_sdk_still_builds_and_runs(sdk: Path, tmp_path: Path, quiet_en
 
 
 def test_missing_component_fails_configure(sdk: Path, tmp_path: Path) -> None:
+    """A component the prefix lacks (here: cuda, removed from a copy of the SDK) fails find_package by name."""
+    prefix = tmp_path / "prefix"
+    shutil.copytree(sdk, prefix, symlinks=True)
+    for f in (prefix / "lib" / "cmake" / "executorch").glob("executorch-cuda-targets*.cmake"):
+        f.unlink()
+    for f in (prefix / "lib").glob("libexecutorch_cuda.so*"):
+        f.unlink()
     src = tmp_path / "src"
     src.mkdir()
     (src / "CMakeLists.txt").write_text(
@@ -98,7 +105,7 @@ def test_missing_component_fails_configure(sdk: Path, tmp_path: Path) -> None:
         "find_package(executorch REQUIRED COMPONENTS kernels cuda)\n"
     )
     proc = subprocess.run(
-        ["cmake", "-S", str(src), "-B", str(tmp_path / "b"), f"-DCMAKE_PREFIX_PATH={sdk}"],
+        ["cmake", "-S", str(src), "-B", str(tmp_path / "b"), f"-DCMAKE_PREFIX_PATH={prefix}"],
         capture_output=True,
         text=True,
     )

@@ -8,7 +8,10 @@
 #include "kernels.h"
 
 namespace etcuda {
-namespace {
+// A named namespace, not an anonymous one: nvcc names anonymous-namespace entities after a hash of the source
+// file's absolute path, which would make the library depend on where the checkout lives (reproducible builds).
+// The library's version script keeps these symbols local anyway.
+namespace device {
 
 constexpr int kThreads = 256;  // a power of two (the reductions rely on it)
 constexpr int64_t kMaxBlocks = 65535;
@@ -193,7 +196,9 @@ __global__ void copy_kernel(float* dst, const float* src, CopyDesc d) {
   }
 }
 
-}  // namespace
+}  // namespace device
+
+using namespace device;
 
 cudaError_t launch_binary(BinaryOp op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar,
                           float scalar, const BinaryDesc& d, cudaStream_t stream) {
