@@ -154,6 +154,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: cannot load %s\n", argv[1]);
     return 2;
   }
+  const auto l0 = std::chrono::steady_clock::now();
+  if (module.load_method(method) != executorch::runtime::Error::Ok) {
+    std::fprintf(stderr, "error: cannot load method %s\n", method.c_str());
+    return 2;
+  }
+  const auto l1 = std::chrono::steady_clock::now();
   std::vector<TensorPtr> tensors;
   std::vector<EValue> values;
   for (const auto& path : inputs) {
@@ -181,6 +187,7 @@ int main(int argc, char** argv) {
   }
   std::sort(times.begin(), times.end());
   std::printf("median_us %.3f\n", times[times.size() / 2]);
+  std::printf("load_method_us %.3f\n", std::chrono::duration<double, std::micro>(l1 - l0).count());
   return 0;
 }
 """
@@ -236,6 +243,7 @@ def build_upstream_runner(work: Path) -> Path:
 class Timing:
     median_us: float | None = None
     note: str = ""  # why there is no number
+    load_method_us: float | None = None  # one cold Module::load_method (delegate init, weight packing)
 
 
 @dataclass
@@ -254,14 +262,17 @@ def quiet_env() -> dict[str, str]:
     return env
 
 
-def time_runner(runner: Path, pte: Path, method: str, inputs: Sequence[Path], repeat: int) -> Timing:
-    cmd = [str(runner), str(pte), "--method", method, "--repeat", str(max(repeat, 2))]
+def time_runner(
+    runner: Path, pte: Path, method: str, inputs: Sequence[Path], repeat: int, extra: Sequence[str] = ()
+) -> Timing:
+    cmd = [str(runner), str(pte), "--method", method, "--repeat", str(max(repeat, 2)), *extra]
     for path in inputs:
         cmd += ["--input", str(path)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=quiet_env(), timeout=3600)
     match = re.search(r"median_us\s+([0-9.eE+-]+)", proc.stdout)
     if proc.returncode == 0 and match:
-        return Timing(float(match.group(1)))
+        load = re.search(r"load_method_us\s+([0-9.eE+-]+)", proc.stdout)
+        return Timing(float(match.group(1)), load_method_us=float(load.group(1)) if load else None)
     err = proc.stderr.strip().splitlines()
     text = " ".join(line for line in err if "error" in line.lower()) or (err[-1] if err else f"exit {proc.returncode}")
     if "XnnpackBackend" in text and "not registered" in text:
@@ -297,7 +308,11 @@ def bench_fixtures(
     rows = []
     for row_name, method, fx, inputs in fixture_jobs(only):
         pte = FIXTURES / fx["files"][variant]
-        ours = time_runner(sdk_runner, pte, method, inputs, repeat)
+        # Upstream's runner has its delegate linked in; ours loads the delegate library up front too, so that
+        # load_method times compare delegate initialisation, not the first dlopen.
+        delegate = next((sdk_runner.parent.parent / "lib").glob("libexecutorch_xnnpack.so.*"), None)
+        extra = ["--load-library", str(delegate)] if variant == "xnnpack" and delegate is not None else []
+        ours = time_runner(sdk_runner, pte, method, inputs, repeat, extra)
         upstream = time_runner(upstream_runner, pte, method, inputs, repeat)
         ratio = None
         if ours.median_us is not None and upstream.median_us:
@@ -536,19 +551,24 @@ def check(value: float | None, target: float) -> str:
 
 def print_table(title: str, rows: list[Row], with_targets: bool) -> dict[str, Any]:
     print(f"\n### {title}\n")
-    print("| model | ours median µs | upstream median µs | ours/upstream |")
-    print("|---|---:|---:|---:|")
+    print(
+        "| model | ours median µs | upstream median µs | ours/upstream | ours load_method µs "
+        "| upstream load_method µs | load ours/upstream |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         ours = cell(r.ours.median_us, ".1f", r.ours.note)
         up = cell(r.upstream.median_us, ".1f", r.upstream.note)
         ratio = cell(r.ratio, ".3f", "—")
+        lo, lu = r.ours.load_method_us, r.upstream.load_method_us
+        load = f"{cell(lo, '.0f', '—')} | {cell(lu, '.0f', '—')} | {cell(lo / lu if lo and lu else None, '.2f', '—')}"
         if (
             with_targets
             and r.ratio is not None
             and (r.ratio > TARGET_MAX or (r.conv_heavy and r.ratio > TARGET_CONV_HEAVY))
         ):
             ratio += " (!)"
-        print(f"| {r.model}{' (conv)' if r.conv_heavy else ''} | {ours} | {up} | {ratio} |")
+        print(f"| {r.model}{' (conv)' if r.conv_heavy else ''} | {ours} | {up} | {ratio} | {load} |")
     summary = summarize(rows)
     print()
     print(
