@@ -39,6 +39,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import tempfile
 import time
@@ -615,17 +616,15 @@ class _Log:
 
 def cuda_toolchain_missing() -> str | None:
     """Why scripts/build_sdk.sh would not build the CUDA delegate here (None: it builds it). Same rule as there:
-    nvcc ($CUDACXX, else /usr/local/cuda/bin/nvcc) and the NVIDIA wheels' cu13 headers/libraries in .venv."""
+    nvcc ($CUDACXX, else /usr/local/cuda/bin/nvcc) and the NVIDIA wheels' cu13 headers/libraries in the Python
+    that runs this script (the CUDA build uses that Python's site-packages too), else in the checkout's .venv."""
     nvcc = Path(os.environ.get("CUDACXX") or "/usr/local/cuda/bin/nvcc")
     if not os.access(nvcc, os.X_OK):
         return f"no nvcc ({nvcc})"
-    lib = list((REPO / ".venv" / "lib").glob("python3*/site-packages/nvidia/cu13"))
-    if (
-        not lib
-        or not (lib[0] / "include" / "cublas_v2.h").is_file()
-        or not (lib[0] / "lib" / "libcudart.so.13").is_file()
-    ):
-        return "the NVIDIA wheels (nvidia-cuda-runtime, nvidia-cublas) are not in .venv"
+    roots = [Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13"]
+    roots += sorted((REPO / ".venv" / "lib").glob("python3*/site-packages/nvidia/cu13"))
+    if not any((r / "include" / "cublas_v2.h").is_file() and (r / "lib" / "libcudart.so.13").is_file() for r in roots):
+        return f"the NVIDIA wheels (nvidia-cuda-runtime, nvidia-cublas) are not in {sys.executable}'s site-packages"
     return None
 
 
