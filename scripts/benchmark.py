@@ -308,10 +308,14 @@ def bench_fixtures(
     rows = []
     for row_name, method, fx, inputs in fixture_jobs(only):
         pte = FIXTURES / fx["files"][variant]
-        # Upstream's runner has its delegate linked in; ours loads the delegate library up front too, so that
-        # load_method times compare delegate initialisation, not the first dlopen.
-        delegate = next((sdk_runner.parent.parent / "lib").glob("libexecutorch_xnnpack.so.*"), None)
-        extra = ["--load-library", str(delegate)] if variant == "xnnpack" and delegate is not None else []
+        # Upstream's runner has its kernels and delegate linked in; ours loads those libraries up front too, so
+        # that load_method times compare method initialisation, not the process's first dlopen of a component
+        # (about 0.3 ms for the kernels library, paid once per process).
+        lib = sdk_runner.parent.parent / "lib"
+        extra = []
+        for stem in ("executorch_kernels", "executorch_xnnpack") if variant == "xnnpack" else ("executorch_kernels",):
+            for path in lib.glob(f"lib{stem}.so.*"):
+                extra += ["--load-library", str(path)]
         ours = time_runner(sdk_runner, pte, method, inputs, repeat, extra)
         upstream = time_runner(upstream_runner, pte, method, inputs, repeat)
         ratio = None

@@ -336,7 +336,7 @@ double parallel_min_flops() {
       const double d = std::strtod(env, &end);
       if (end != env && *end == '\0' && d >= 0) return d;
     }
-    return 1e6;
+    return 2e5;
   }();
   return v;
 }

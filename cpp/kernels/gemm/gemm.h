@@ -62,9 +62,10 @@ void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, 
 // dispatch their own loops.
 int isa_level();
 
-// Work (in multiply-adds) below which igemm / gemm_packed / dwconv_nhwc run on the calling thread: 1e6 by
-// default (about 40 us of one core; below that, waking the pool's workers on a busy 2-vCPU machine cost more
-// than the split saved), EXECUTORCH_GEMM_PARALLEL_MIN=<multiply-adds> overrides it (read once; 0 = always split).
+// Work (in multiply-adds) below which igemm / gemm_packed / dwconv_nhwc run on the calling thread: 2e5 by
+// default (about 8 us of one core; the pool's workers spin between runs, so a split costs ~1 us, but smaller
+// layers lose more to the shared tail than they gain), EXECUTORCH_GEMM_PARALLEL_MIN=<multiply-adds> overrides it
+// (read once; 0 = always split).
 double parallel_min_flops();
 
 }  // namespace etk

@@ -36,19 +36,33 @@ size_t default_thread_count() {
 
 }  // namespace
 
+// Hand-off between runs: the caller publishes a run by bumping `generation` (under `mu`, so a worker that is
+// about to sleep cannot miss it) and workers count themselves out through `active`. Both sides spin briefly on
+// the atomics before sleeping on a condition variable: back-to-back runs (one per layer) then start and finish
+// without a futex wake-up each, which otherwise costs more than a small layer's work.
 struct ThreadPool::Impl {
+  static constexpr int kSpinRounds = 4000;  // ~ tens of microseconds of pause instructions
+
   std::mutex run_mutex;  // one parallel run at a time
   std::mutex mu;
   std::condition_variable work_cv;
   std::condition_variable done_cv;
   std::vector<std::thread> workers;
-  uint64_t generation = 0;
-  bool stopping = false;
+  std::atomic<uint64_t> generation{0};
+  std::atomic<bool> stopping{false};
   const std::function<void(size_t)>* fn = nullptr;
   size_t range = 0;
   std::atomic<size_t> next{0};
-  size_t active = 0;
+  std::atomic<size_t> active{0};
   std::atomic<uint64_t> parallel_runs{0};
+
+  static void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+  }
 
   void drain() {
     const bool was = t_in_pool_task;
@@ -57,32 +71,39 @@ struct ThreadPool::Impl {
     t_in_pool_task = was;
   }
 
-  void worker_loop() {
-    uint64_t seen = 0;
+  // `seen`: the generation when the worker was created (a run published before the thread first gets scheduled
+  // must still count it in).
+  void worker_loop(uint64_t seen) {
     for (;;) {
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        work_cv.wait(lock, [&] { return stopping || generation != seen; });
-        if (stopping) return;
-        seen = generation;
+      bool ready = false;
+      for (int i = 0; i < kSpinRounds && !ready; ++i) {
+        ready = stopping.load(std::memory_order_acquire) || generation.load(std::memory_order_acquire) != seen;
+        if (!ready) relax();
       }
+      if (!ready) {
+        std::unique_lock<std::mutex> lock(mu);
+        work_cv.wait(lock, [&] { return stopping.load() || generation.load() != seen; });
+      }
+      if (stopping.load(std::memory_order_acquire)) return;
+      seen = generation.load(std::memory_order_acquire);
       drain();
-      {
+      if (active.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(mu);
-        if (--active == 0) done_cv.notify_one();
+        done_cv.notify_one();
       }
     }
   }
 
   void start(size_t count) {
-    stopping = false;
-    for (size_t i = 1; i < count; ++i) workers.emplace_back([this] { worker_loop(); });
+    stopping.store(false);
+    const uint64_t g = generation.load();
+    for (size_t i = 1; i < count; ++i) workers.emplace_back([this, g] { worker_loop(g); });
   }
 
   void stop() {
     {
       std::lock_guard<std::mutex> lock(mu);
-      stopping = true;
+      stopping.store(true);
     }
     work_cv.notify_all();
     for (auto& t : workers) t.join();
@@ -120,18 +141,25 @@ void ThreadPool::run(const std::function<void(size_t)>& fn, size_t range) {
     return;
   }
   impl_->parallel_runs.fetch_add(1);
+  impl_->fn = &fn;
+  impl_->range = range;
+  impl_->next.store(0);
+  impl_->active.store(impl_->workers.size());
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    impl_->fn = &fn;
-    impl_->range = range;
-    impl_->next.store(0);
-    impl_->active = impl_->workers.size();
-    ++impl_->generation;
+    impl_->generation.fetch_add(1, std::memory_order_release);
   }
   impl_->work_cv.notify_all();
   impl_->drain();
-  std::unique_lock<std::mutex> lock(impl_->mu);
-  impl_->done_cv.wait(lock, [&] { return impl_->active == 0; });
+  bool done = false;
+  for (int i = 0; i < Impl::kSpinRounds && !done; ++i) {
+    done = impl_->active.load(std::memory_order_acquire) == 0;
+    if (!done) Impl::relax();
+  }
+  if (!done) {
+    std::unique_lock<std::mutex> lock(impl_->mu);
+    impl_->done_cv.wait(lock, [&] { return impl_->active.load() == 0; });
+  }
   impl_->fn = nullptr;
 }
 
