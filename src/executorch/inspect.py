@@ -29,7 +29,7 @@ from executorch.pte import (
     _ints,
     _str,
     dtype_name,
-    operator_name,
+    kernel_call_counts,
     tensor_nbytes,
 )
 
@@ -93,13 +93,7 @@ def _value(plan: ExecutionPlanT, index: int) -> dict[str, Any]:
 
 
 def _operators(plan: ExecutionPlanT) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for chain in plan.chains or []:
-        for ins in chain.instructions or []:
-            if ins.instrArgsType == InstructionArguments.KernelCall:
-                name = operator_name(plan.operators[ins.instrArgs.opIndex])
-                counts[name] = counts.get(name, 0) + 1
-    return dict(sorted(counts.items()))
+    return dict(sorted(kernel_call_counts(plan).items()))
 
 
 def _method(pte: PteFile, plan: ExecutionPlanT) -> dict[str, Any]:

@@ -60,6 +60,7 @@ from executorch.pte import (
     _ints,
     _str,
     instruction_values,
+    kernel_call_counts,
     operator_name,
     pack_constants,
     serialize_program,
@@ -649,16 +650,6 @@ def _prune_constants(pte: PteFile) -> int:
     return total - len(keep)
 
 
-def _cpu_operators(plan: ExecutionPlanT) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for chain in plan.chains or []:
-        for ins in chain.instructions or []:
-            if ins.instrArgsType == InstructionArguments.KernelCall:
-                name = operator_name(plan.operators[ins.instrArgs.opIndex])
-                counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
 def lower_program(
     pte: PteFile, backend: str = "cuda", *, inline: bool = False, operators: Iterable[str] | None = None
 ) -> LowerReport:
@@ -682,7 +673,7 @@ def lower_program(
     if changed:
         report.constants_dropped = _prune_constants(pte)
     for plan in pte.plans:
-        report.cpu_operators[_str(plan.name)] = _cpu_operators(plan)
+        report.cpu_operators[_str(plan.name)] = kernel_call_counts(plan)
     return report
 
 

@@ -107,6 +107,7 @@ __all__ = [
     "TensorT",
     "dtype_name",
     "element_size",
+    "kernel_call_counts",
     "operator_name",
     "pack_constants",
     "tensor_nbytes",
@@ -215,6 +216,17 @@ def operator_name(op: OperatorT) -> str:
     name = _str(op.name)
     overload = _str(op.overload)
     return f"{name}.{overload}" if overload else name
+
+
+def kernel_call_counts(plan: ExecutionPlanT) -> dict[str, int]:
+    """How often each operator is called by the plan's KernelCalls, in order of first call."""
+    counts: dict[str, int] = {}
+    for chain in plan.chains or []:
+        for ins in chain.instructions or []:
+            if ins.instrArgsType == InstructionArguments.KernelCall:
+                name = operator_name(plan.operators[ins.instrArgs.opIndex])
+                counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def _str(v: str | bytes | None) -> str:
