@@ -38,15 +38,6 @@ using executorch::runtime::Span;
 using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
 
-Error failf(Error e, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-Error failf(Error e, const char* fmt, ...) {
-  char buf[768];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  return set_last_error(e, "CudaBackend: %s", buf);
-}
 
 Error cuda_fail(cudaError_t e, const char* what) {
   return failf(Error::Internal, "%s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));

@@ -102,6 +102,9 @@ struct Plan {
   std::vector<StepPlan> steps;
 };
 
+// Records "CudaBackend: <message>" as the last error (set_last_error) and returns `e`.
+Error failf(Error e, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
 // Reads and checks a payload (docs/cuda.md). On error returns non-Ok with the reason set via set_last_error. The
 // graph's constant pointers point into `data`.
 Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> specs, const NamedDataMap* named_data,

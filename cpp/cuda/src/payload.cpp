@@ -29,15 +29,6 @@ constexpr const char kAotiMessage[] =
     "this is an upstream AOTInductor CUDA payload (a compiled .so); this runtime does not run AOTInductor code; "
     "lower a portable program with `python -m executorch.lower --backend cuda in.pte -o out.pte`";
 
-Error failf(Error e, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-Error failf(Error e, const char* fmt, ...) {
-  char buf[768];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  return set_last_error(e, "CudaBackend: %s", buf);
-}
 
 struct OpEntry {
   const char* name;
@@ -1083,6 +1074,15 @@ struct Planner {
 Error make_plan(const Graph& graph, const std::vector<std::vector<int64_t>>& input_shapes, Plan* plan) {
   Planner planner{graph, *plan};
   return planner.run(input_shapes);
+}
+
+Error failf(Error e, const char* fmt, ...) {
+  char buf[768];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  return set_last_error(e, "CudaBackend: %s", buf);
 }
 
 }  // namespace etcuda
