@@ -5,9 +5,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -19,85 +24,190 @@ namespace {
 std::atomic<size_t> g_pools_created{0};
 thread_local bool t_in_pool_task = false;
 
+// CPUs the cgroup (v2 `cpu.max`, v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`) lets this process use, rounded up;
+// 0 when there is no limit or it cannot be read. Every level of the hierarchy counts: the smallest quota wins.
+size_t cgroup_cpu_limit() {
+  std::ifstream self("/proc/self/cgroup");
+  std::string line, v2_path, v1_path;
+  while (std::getline(self, line)) {
+    if (line.rfind("0::", 0) == 0) v2_path = line.substr(3);
+    const size_t colon = line.find(':'), colon2 = line.find(':', colon + 1);
+    if (colon != std::string::npos && colon2 != std::string::npos) {
+      const std::string controllers = "," + line.substr(colon + 1, colon2 - colon - 1) + ",";
+      if (controllers.find(",cpu,") != std::string::npos) v1_path = line.substr(colon2 + 1);
+    }
+  }
+  auto quota_at = [](const std::string& dir, bool v2) -> double {
+    if (v2) {
+      std::ifstream f(dir + "/cpu.max");
+      std::string quota;
+      double period = 0;
+      if (!(f >> quota >> period) || quota == "max" || period <= 0) return 0;
+      return std::atof(quota.c_str()) / period;
+    }
+    std::ifstream q(dir + "/cpu.cfs_quota_us"), p(dir + "/cpu.cfs_period_us");
+    double quota = 0, period = 0;
+    if (!(q >> quota) || !(p >> period) || quota <= 0 || period <= 0) return 0;
+    return quota / period;
+  };
+  double best = 0;
+  auto walk = [&](const std::string& root, std::string path, bool v2) {
+    for (;;) {
+      const double cpus = quota_at(root + path, v2);
+      if (cpus > 0 && (best == 0 || cpus < best)) best = cpus;
+      if (path.empty() || path == "/") break;
+      const size_t slash = path.rfind('/');
+      path = slash == std::string::npos || slash == 0 ? std::string("/") : path.substr(0, slash);
+    }
+  };
+  if (!v2_path.empty()) walk("/sys/fs/cgroup", v2_path, true);
+  if (!v1_path.empty()) walk("/sys/fs/cgroup/cpu", v1_path, false);
+  if (best <= 0) return 0;
+  const double rounded = best + 0.999;
+  return rounded < 1 ? 1 : static_cast<size_t>(rounded);
+}
+
 size_t default_thread_count() {
   if (const char* env = std::getenv("EXECUTORCH_NUM_THREADS")) {
     char* end = nullptr;
     long v = std::strtol(env, &end, 10);
     if (end != env && *end == '\0' && v >= 1 && v <= 1024) return static_cast<size_t>(v);
   }
+  size_t n = std::thread::hardware_concurrency();
   cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    int n = CPU_COUNT(&set);
-    if (n > 0) return static_cast<size_t>(n);
-  }
-  unsigned n = std::thread::hardware_concurrency();
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) n = static_cast<size_t>(CPU_COUNT(&set));
+  const size_t quota = cgroup_cpu_limit();
+  if (quota > 0) n = std::min(n, quota);
   return n == 0 ? 1 : n;
+}
+
+void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+using Clock = std::chrono::steady_clock;
+
+// Spins for at most `budget` on `ready()`, giving the CPU away (sched_yield) every few rounds so that a spinning
+// thread on an oversubscribed machine lets the thread it waits for, or another process, run. Returns ready().
+template <typename Ready>
+bool spin_until(Ready&& ready, std::chrono::microseconds budget) {
+  const auto deadline = Clock::now() + budget;
+  for (unsigned round = 1;; ++round) {
+    for (int i = 0; i < 32; ++i) {
+      if (ready()) return true;
+      relax();
+    }
+    if (Clock::now() >= deadline) return ready();
+    if (round % 8 == 0) sched_yield();
+  }
 }
 
 }  // namespace
 
-// Hand-off between runs: the caller publishes a run by bumping `generation` (under `mu`, so a worker that is
-// about to sleep cannot miss it) and workers count themselves out through `active`. Both sides spin briefly on
-// the atomics before sleeping on a condition variable: back-to-back runs (one per layer) then start and finish
-// without a futex wake-up each, which otherwise costs more than a small layer's work.
+// How a run works (and why it degrades gracefully when the machine is busy):
+//
+// A run publishes one 64-bit word, `work` = (next << 32) | units. Every thread, the caller included, claims units
+// by compare-and-swap on that word until none is left, runs them, and counts them down in `pending`. The caller
+// returns as soon as every unit has *finished*: it never waits for a worker that has not started (one that is
+// asleep, descheduled by the OS, or pinned to a core another process keeps busy). Such a worker finds the word
+// exhausted when it finally runs and goes back to waiting. The only wait left is for a unit a worker claimed and is
+// still running; parallel_for therefore cuts work into several units per thread, so that what a late worker
+// holds is small.
+//
+// The word carries the unit count with the claim counter, and a worker reads the run's function only after it has
+// claimed a unit: a claim can only succeed on the run that is live at that moment, and that run cannot end before
+// the claimed unit is done, so a stale worker never runs a finished run's function or skips a unit of a new one.
+//
+// Idle workers spin briefly (back-to-back runs, one per layer, then start without a futex wake-up), yielding the
+// CPU while they do, then sleep on a condition variable; the caller signals only when some worker sleeps.
 struct ThreadPool::Impl {
-  static constexpr int kSpinRounds = 4000;  // ~ tens of microseconds of pause instructions
+  static constexpr uint64_t kMaxUnits = 0x7fffffff;
+  static constexpr std::chrono::microseconds kWorkerSpin{50};
+  static constexpr std::chrono::microseconds kCallerSpin{20};
 
   std::mutex run_mutex;  // one parallel run at a time
-  std::mutex mu;
-  std::condition_variable work_cv;
-  std::condition_variable done_cv;
   std::vector<std::thread> workers;
-  std::atomic<uint64_t> generation{0};
-  std::atomic<bool> stopping{false};
-  const std::function<void(size_t)>* fn = nullptr;
-  size_t range = 0;
-  std::atomic<size_t> next{0};
-  std::atomic<size_t> active{0};
-  std::atomic<uint64_t> parallel_runs{0};
 
-  static void relax() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#else
-    std::this_thread::yield();
-#endif
+  // The live run.
+  std::atomic<const std::function<void(size_t)>*> fn{nullptr};
+  std::atomic<size_t> range{0};     // items of the run
+  std::atomic<size_t> per_unit{1};  // items per claimable unit (> 1 only for more than kMaxUnits items)
+  std::atomic<uint64_t> work{0};    // (next unit << 32) | units
+  std::atomic<uint64_t> pending{0};  // units not finished yet
+
+  // Sleeping and waking.
+  std::mutex mu;
+  std::condition_variable work_cv;  // workers wait here for a run
+  std::condition_variable done_cv;  // the caller waits here for the last units
+  std::atomic<uint32_t> sleepers{0};
+  std::atomic<bool> caller_sleeping{false};
+  std::atomic<bool> stopping{false};
+
+  // Statistics (tests, diagnostics).
+  std::atomic<uint64_t> parallel_runs{0};
+  std::atomic<uint64_t> units_by_caller{0};
+  std::atomic<uint64_t> units_by_workers{0};
+  std::atomic<uint64_t> caller_waits{0};
+
+  bool claimable() const {
+    const uint64_t w = work.load();
+    return (w >> 32) < (w & 0xffffffffu);
   }
 
-  void drain() {
+  // Claims the next unit of the live run; false when none is left.
+  bool claim(uint64_t* unit) {
+    uint64_t w = work.load(std::memory_order_acquire);
+    for (;;) {
+      const uint64_t next = w >> 32;
+      if (next >= (w & 0xffffffffu)) return false;
+      if (work.compare_exchange_weak(w, w + (uint64_t{1} << 32), std::memory_order_acq_rel,
+                                     std::memory_order_acquire)) {
+        *unit = next;
+        return true;
+      }
+    }
+  }
+
+  // Runs one claimed unit and counts it as finished (waking the caller if it sleeps on the last one).
+  void run_unit(uint64_t unit) {
+    const std::function<void(size_t)>& f = *fn.load(std::memory_order_relaxed);
+    const size_t per = per_unit.load(std::memory_order_relaxed), n = range.load(std::memory_order_relaxed);
+    const size_t begin = static_cast<size_t>(unit) * per, end = std::min(n, begin + per);
     const bool was = t_in_pool_task;
     t_in_pool_task = true;
-    for (size_t i = next.fetch_add(1); i < range; i = next.fetch_add(1)) (*fn)(i);
+    for (size_t i = begin; i < end; ++i) f(i);
     t_in_pool_task = was;
+    if (pending.fetch_sub(1) == 1 && caller_sleeping.load()) {
+      std::lock_guard<std::mutex> lock(mu);
+      done_cv.notify_one();
+    }
   }
 
-  // `seen`: the generation when the worker was created (a run published before the thread first gets scheduled
-  // must still count it in).
-  void worker_loop(uint64_t seen) {
+  void worker_loop() {
     for (;;) {
-      bool ready = false;
-      for (int i = 0; i < kSpinRounds && !ready; ++i) {
-        ready = stopping.load(std::memory_order_acquire) || generation.load(std::memory_order_acquire) != seen;
-        if (!ready) relax();
+      uint64_t unit = 0;
+      uint64_t done = 0;
+      while (claim(&unit)) {
+        run_unit(unit);
+        ++done;
       }
-      if (!ready) {
-        std::unique_lock<std::mutex> lock(mu);
-        work_cv.wait(lock, [&] { return stopping.load() || generation.load() != seen; });
-      }
+      if (done) units_by_workers.fetch_add(done, std::memory_order_relaxed);
       if (stopping.load(std::memory_order_acquire)) return;
-      seen = generation.load(std::memory_order_acquire);
-      drain();
-      if (active.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        std::lock_guard<std::mutex> lock(mu);
-        done_cv.notify_one();
-      }
+      if (spin_until([&] { return claimable() || stopping.load(std::memory_order_relaxed); }, kWorkerSpin)) continue;
+      std::unique_lock<std::mutex> lock(mu);
+      sleepers.fetch_add(1);
+      work_cv.wait(lock, [&] { return claimable() || stopping.load(); });
+      sleepers.fetch_sub(1);
     }
   }
 
   void start(size_t count) {
     stopping.store(false);
-    const uint64_t g = generation.load();
-    for (size_t i = 1; i < count; ++i) workers.emplace_back([this, g] { worker_loop(g); });
+    for (size_t i = 1; i < count; ++i) workers.emplace_back([this] { worker_loop(); });
   }
 
   void stop() {
@@ -108,6 +218,41 @@ struct ThreadPool::Impl {
     work_cv.notify_all();
     for (auto& t : workers) t.join();
     workers.clear();
+  }
+
+  void execute(const std::function<void(size_t)>& f, size_t n) {
+    const size_t per = n > kMaxUnits ? (n + kMaxUnits - 1) / kMaxUnits : 1;
+    const uint64_t units = (n + per - 1) / per;
+    parallel_runs.fetch_add(1, std::memory_order_relaxed);
+    fn.store(&f, std::memory_order_relaxed);
+    range.store(n, std::memory_order_relaxed);
+    per_unit.store(per, std::memory_order_relaxed);
+    pending.store(units, std::memory_order_relaxed);
+    work.store(units);  // publishes the run (seq_cst: pairs with a worker's sleepers increment)
+    if (const uint32_t asleep = sleepers.load()) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (units - 1 >= asleep) {
+        work_cv.notify_all();
+      } else {
+        for (uint64_t i = 0; i + 1 < units; ++i) work_cv.notify_one();
+      }
+    }
+    uint64_t unit = 0, mine = 0;
+    while (claim(&unit)) {
+      run_unit(unit);
+      ++mine;
+    }
+    units_by_caller.fetch_add(mine, std::memory_order_relaxed);
+    // Every unit is claimed; wait only for those still running on workers.
+    auto finished = [&] { return pending.load() == 0; };
+    if (!spin_until(finished, kCallerSpin)) {
+      caller_waits.fetch_add(1, std::memory_order_relaxed);
+      std::unique_lock<std::mutex> lock(mu);
+      caller_sleeping.store(true);
+      done_cv.wait(lock, finished);
+      caller_sleeping.store(false);
+    }
+    fn.store(nullptr, std::memory_order_relaxed);
   }
 };
 
@@ -125,6 +270,11 @@ size_t ThreadPool::get_thread_count() const { return impl_->workers.size() + 1; 
 
 uint64_t ThreadPool::parallel_runs() const { return impl_->parallel_runs.load(); }
 
+ThreadPool::Stats ThreadPool::stats() const {
+  return Stats{impl_->parallel_runs.load(), impl_->units_by_caller.load(), impl_->units_by_workers.load(),
+               impl_->caller_waits.load()};
+}
+
 bool ThreadPool::_unsafe_reset_threadpool(uint32_t num_threads) {
   if (num_threads == 0 || num_threads > 1024) return false;
   std::lock_guard<std::mutex> run_lock(impl_->run_mutex);
@@ -140,27 +290,7 @@ void ThreadPool::run(const std::function<void(size_t)>& fn, size_t range) {
     for (size_t i = 0; i < range; ++i) fn(i);
     return;
   }
-  impl_->parallel_runs.fetch_add(1);
-  impl_->fn = &fn;
-  impl_->range = range;
-  impl_->next.store(0);
-  impl_->active.store(impl_->workers.size());
-  {
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    impl_->generation.fetch_add(1, std::memory_order_release);
-  }
-  impl_->work_cv.notify_all();
-  impl_->drain();
-  bool done = false;
-  for (int i = 0; i < Impl::kSpinRounds && !done; ++i) {
-    done = impl_->active.load(std::memory_order_acquire) == 0;
-    if (!done) Impl::relax();
-  }
-  if (!done) {
-    std::unique_lock<std::mutex> lock(impl_->mu);
-    impl_->done_cv.wait(lock, [&] { return impl_->active.load() == 0; });
-  }
-  impl_->fn = nullptr;
+  impl_->execute(fn, range);
 }
 
 ThreadPool* get_threadpool() {
@@ -182,8 +312,12 @@ bool parallel_for(int64_t begin, int64_t end, int64_t grain_size, const std::fun
   if (n == 0) return true;
   auto* pool = threadpool::get_threadpool();
   const int64_t threads = static_cast<int64_t>(pool->get_thread_count());
-  int64_t chunks = std::min<int64_t>(threads, (n + grain_size - 1) / grain_size);
-  if (chunks <= 1) {
+  // Up to kUnitsPerThread chunks per thread (never smaller than grain_size): the pool hands chunks out
+  // dynamically, so a thread that starts late, or runs on a core shared with other work, only holds one small
+  // chunk while the others (the caller first) take the rest.
+  constexpr int64_t kUnitsPerThread = 4;
+  int64_t chunks = std::min<int64_t>(threads * kUnitsPerThread, (n + grain_size - 1) / grain_size);
+  if (threads <= 1 || chunks <= 1) {
     f(begin, end);
     return true;
   }

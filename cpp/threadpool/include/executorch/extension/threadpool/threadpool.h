@@ -27,6 +27,16 @@ class EXECUTORCH_API ThreadPool {
   // Number of run() calls that were spread over worker threads since the process started (for tests).
   uint64_t parallel_runs() const;
 
+  // Where the work of parallel runs went (for tests and diagnostics): units run by the calling thread and by the
+  // workers, and the runs in which the caller had to sleep until a worker finished the unit it was running.
+  struct Stats {
+    uint64_t parallel_runs;
+    uint64_t units_by_caller;
+    uint64_t units_by_workers;
+    uint64_t caller_waits;
+  };
+  Stats stats() const;
+
  private:
   friend ThreadPool* get_threadpool();
   ThreadPool();
