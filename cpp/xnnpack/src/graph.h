@@ -82,8 +82,12 @@ struct Graph {
   // Per-call state (guarded by mu).
   std::mutex mu;
   std::vector<Shape> shapes;
-  std::vector<std::vector<float>> bufs;
   std::vector<const float*> ptrs;
+  // Intermediate values share buffers by liveness (assigned once at prepare): a value's buffer is reused by a
+  // later node once its last reader has run, so a deep network touches a few cache-resident buffers instead of
+  // one fresh buffer per node. slot_of[value] is -1 for constants and external inputs.
+  std::vector<int> slot_of;
+  std::vector<std::vector<float>> slots;
 };
 
 // Name of a node kind, e.g. "Conv2d".

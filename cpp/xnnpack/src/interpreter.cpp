@@ -1053,7 +1053,7 @@ Error run_graph(Graph& g, bool do_compute) {
     }
     g.shapes[n.out] = so;
     if (!do_compute) continue;
-    std::vector<float>& buf = g.bufs[n.out];
+    std::vector<float>& buf = g.slots[static_cast<size_t>(g.slot_of[n.out])];
     if (buf.size() < static_cast<size_t>(total)) buf.resize(static_cast<size_t>(total));
     float* y = buf.data();
     g.ptrs[n.out] = y;
@@ -1080,17 +1080,82 @@ Error run_graph(Graph& g, bool do_compute) {
   return Error::Ok;
 }
 
+namespace {
+
+// Gives every node output a buffer slot, reusing the slot of a value whose last reader has already run (best fit
+// by the serialized size). Graph outputs keep their slot to the end; a node's output never shares a slot with one
+// of its own inputs.
+void assign_slots(Graph& g) {
+  const size_t nv = g.values.size();
+  std::vector<int64_t> last(nv, -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    for (int k = 0; k < n.nin; ++k)
+      if (n.in[k] >= 0) last[static_cast<size_t>(n.in[k])] = static_cast<int64_t>(i);
+    for (int v : {n.filter, n.bias})
+      if (v >= 0) last[static_cast<size_t>(v)] = static_cast<int64_t>(i);
+  }
+  g.slot_of.assign(nv, -1);
+  std::vector<int64_t> slot_numel;  // the largest serialized size each slot has held
+  std::vector<int> free_slots;
+  std::vector<bool> released(nv, false);
+  auto release = [&](int v) {
+    if (v < 0 || released[static_cast<size_t>(v)] || g.slot_of[static_cast<size_t>(v)] < 0) return;
+    if (g.values[static_cast<size_t>(v)].is_output) return;
+    released[static_cast<size_t>(v)] = true;
+    free_slots.push_back(g.slot_of[static_cast<size_t>(v)]);
+  };
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.out < 0) continue;
+    const size_t out = static_cast<size_t>(n.out);
+    if (g.slot_of[out] < 0) {
+      const int64_t need = numel_of(g.shapes[out]);
+      // The smallest free slot that fits, else the largest one (it grows the least).
+      auto better = [need](int64_t have, int64_t cur) {
+        const bool fits = have >= need;
+        if (fits != (cur >= need)) return fits;
+        return fits ? have < cur : have > cur;
+      };
+      int best = -1;
+      for (size_t f = 0; f < free_slots.size(); ++f) {
+        const int64_t have = slot_numel[static_cast<size_t>(free_slots[f])];
+        if (best < 0 || better(have, slot_numel[static_cast<size_t>(free_slots[static_cast<size_t>(best)])]))
+          best = static_cast<int>(f);
+      }
+      if (best >= 0) {
+        g.slot_of[out] = free_slots[static_cast<size_t>(best)];
+        free_slots.erase(free_slots.begin() + best);
+      } else {
+        g.slot_of[out] = static_cast<int>(slot_numel.size());
+        slot_numel.push_back(0);
+      }
+      int64_t& sz = slot_numel[static_cast<size_t>(g.slot_of[out])];
+      sz = std::max(sz, need);
+    }
+    for (int k = 0; k < n.nin; ++k)
+      if (n.in[k] >= 0 && last[static_cast<size_t>(n.in[k])] == static_cast<int64_t>(i)) release(n.in[k]);
+    for (int v : {n.filter, n.bias})
+      if (v >= 0 && last[static_cast<size_t>(v)] == static_cast<int64_t>(i)) release(v);
+    if (last[out] < static_cast<int64_t>(i)) release(n.out);  // never read
+  }
+  g.slots.assign(slot_numel.size(), std::vector<float>());
+}
+
+}  // namespace
+
 Error prepare_graph(Graph& g) {
-  // Static checks with the serialized shapes, and weight packing.
+  // Static checks with the serialized shapes, buffer slots, and weight packing.
   g.shapes.assign(g.values.size(), Shape());
-  g.bufs.assign(g.values.size(), std::vector<float>());
   g.ptrs.assign(g.values.size(), nullptr);
+  g.slot_of.assign(g.values.size(), -1);
   for (size_t i = 0; i < g.values.size(); ++i) {
     g.shapes[i] = g.values[i].dims;
     g.ptrs[i] = g.values[i].data;
   }
   Error e = run_graph(g, /*compute=*/false);
   if (e != Error::Ok) return e;
+  assign_slots(g);
   for (Node& n : g.nodes) {
     if (packs_at_init(g, n)) {
       pack_node(n, g.values[n.filter].dims, g.values[n.filter].data, n.bias >= 0 ? g.values[n.bias].data : nullptr,
