@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -50,6 +51,25 @@ TARGET_GEOMEAN = 0.5
 TARGET_CONV_HEAVY = 0.1
 TARGET_MAX = 1.0
 CONV_HEAVY = ("cnn", "mobilenet", "resnet_block", "mobilenet_v3", "unet", "audio_conv1d")
+# Targets from the issue "Speed on real models, and a thread pool that holds up under load".
+TARGET_REAL = {
+    ("xnnpack", "idle"): (0.8, 1.2),  # (geomean, worst model)
+    ("xnnpack", "loaded"): (0.8, 1.5),
+    ("portable", "idle"): (0.15, 1.0),
+}
+
+# Loads that --load runs beside the benchmark, one at a time (each ends when the benchmark is done with it).
+BUSY_LOOP = "import os\nos.nice(10)\nwhile True: pass\n"
+TORCH_LOAD = (
+    "import torch\n"
+    "torch.set_num_threads(max(1, len(__import__('os').sched_getaffinity(0))))\n"
+    "a = torch.randn(384, 384); b = torch.randn(384, 384)\n"
+    "while True: (a @ b).relu_().sum()\n"
+)
+LOADS = {
+    "busy": ("a niced (10) single-thread Python busy loop", BUSY_LOOP),
+    "torch": ("a PyTorch matmul loop on every CPU (torch.set_num_threads = CPUs)", TORCH_LOAD),
+}
 
 MATMUL_SIZES = (64, 256, 1024)
 CONV_SHAPE = (1, 64, 56, 56)  # N, C_in, H, W; 3x3, pad 1, 64 output channels
@@ -326,6 +346,26 @@ def bench_fixtures(
     return rows
 
 
+class Load:
+    """A background process that keeps the machine busy while the benchmark runs beside it."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Load:
+        if self.name != "idle":
+            code = LOADS[self.name][1]
+            self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL)
+            time.sleep(1.0)  # let it start and take its CPUs
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+
+
 def fmt_us(t: Timing) -> str:
     return f"{t.median_us:10.1f}" if t.median_us is not None else t.note
 
@@ -596,6 +636,45 @@ def print_table(title: str, rows: list[Row], with_targets: bool) -> dict[str, An
     return summary
 
 
+def real_network_names() -> set[str]:
+    manifest = json.loads((FIXTURES / "manifest.json").read_text())
+    return {fx["name"] for fx in manifest["fixtures"] if "real network" in fx.get("notes", [])}
+
+
+def print_real_networks(tables: list[tuple[str, str, list[Row]]]) -> dict[str, Any]:
+    """One table of ours/upstream per real network and condition, with the geomeans against the targets."""
+    real = real_network_names()
+    columns = [(variant, load) for variant, load, _ in tables]
+    ratio: dict[tuple[str, str, str], float | None] = {}
+    for variant, load, rows in tables:
+        for r in rows:
+            if r.model in real:
+                ratio[(r.model, variant, load)] = r.ratio
+    models = sorted({m for m, _, _ in ratio})
+    if not models:
+        return {}
+    print("\n### Real networks: ours/upstream (lower is better)\n")
+    print("| model | " + " | ".join(f"{v} {ld}" for v, ld in columns) + " |")
+    print("|---|" + "---:|" * len(columns))
+    for m in models:
+        print(f"| {m} | " + " | ".join(cell(ratio.get((m, v, ld)), ".3f", "—") for v, ld in columns) + " |")
+    summary: dict[str, Any] = {}
+    cells = []
+    for v, ld in columns:
+        values = [x for (m, vv, ll), x in ratio.items() if vv == v and ll == ld and x is not None]
+        gm, worst = geomean(values), (max(values) if values else None)
+        key = (v, "idle" if ld == "idle" else "loaded")
+        target = TARGET_REAL.get(key)
+        verdict = ""
+        if target:
+            ok = gm is not None and worst is not None and gm <= target[0] and worst <= target[1]
+            verdict = f" (target geomean ≤ {target[0]}, none > {target[1]}: {'ok' if ok else 'MISSED'})"
+        cells.append(f"{cell(gm, '.3f')} / {cell(worst, '.3f')}{verdict}")
+        summary[f"{v}/{ld}"] = {"geomean": gm, "max": worst, "measured": len(values), "models": len(models)}
+    print("| geomean / worst | " + " | ".join(cells) + " |")
+    return summary
+
+
 def print_micro(micros: list[Micro], blas: str, numpy_version: str) -> None:
     print("\n### Kernels: fp32 GFLOP/s (median)\n")
     print(f"numpy {numpy_version}, BLAS: {blas}. The numpy convolution is im2col + np.matmul (im2col included).\n")
@@ -707,7 +786,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip-micro", action="store_true", help="skip the mm / convolution GFLOP/s benchmarks")
     parser.add_argument("--skip-python", action="store_true", help="skip the Python binding measurements")
     parser.add_argument("--wheel", type=Path, help="our wheel (default: the one in dist/wheels)")
+    parser.add_argument(
+        "--load",
+        action="append",
+        choices=["idle", *LOADS],
+        help="run every fixture under this condition (repeatable; default: idle). "
+        + "; ".join(f"{k}: {v[0]}" for k, v in LOADS.items()),
+    )
     args = parser.parse_args(argv)
+    args.load = list(dict.fromkeys(args.load or ["idle"]))
     if args.repeat < 2:
         parser.error("--repeat must be at least 2 (the runners print a median only for N > 1)")
 
@@ -738,11 +825,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("building the upstream runner against the upstream wheel's C++ SDK ...", flush=True)
         upstream_runner = build_upstream_runner(work)
         results: dict[str, Any] = {"header": header}
-        tables = []
-        for variant in ("portable", "xnnpack"):
-            print(f"running the {variant} programs ...", flush=True)
-            rows = bench_fixtures(sdk_runner, upstream_runner, variant, args.repeat, args.only)
-            tables.append((variant, rows))
+        tables: list[tuple[str, str, list[Row]]] = []
+        for load in args.load:
+            with Load(load):
+                for variant in ("portable", "xnnpack"):
+                    print(f"running the {variant} programs ({load}) ...", flush=True)
+                    rows = bench_fixtures(sdk_runner, upstream_runner, variant, args.repeat, args.only)
+                    tables.append((variant, load, rows))
         micros: list[Micro] = []
         blas, numpy_version = "", ""
         if not args.skip_micro:
@@ -776,10 +865,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"\nBoth columns: median wall time of one Module::execute on the case-0 inputs over {args.repeat} runs "
         f"(first run included). {method}."
     )
-    for variant, rows in tables:
+    for load in args.load:
+        if load != "idle":
+            print(f"\nLoaded runs ('{load}'): {LOADS[load][0]} ran beside both runners.")
+    for variant, load, rows in tables:
         title = "Portable programs (no delegate)" if variant == "portable" else "XNNPACK programs"
-        summary = print_table(title, rows, with_targets=variant == "portable")
-        results[variant] = {"rows": [asdict(r) for r in rows], "summary": summary}
+        summary = print_table(f"{title}, {load}", rows, with_targets=variant == "portable" and load == "idle")
+        results.setdefault(load, {})[variant] = {"rows": [asdict(r) for r in rows], "summary": summary}
+    results["real_networks"] = print_real_networks(tables)
     if micros:
         print_micro(micros, blas, numpy_version)
         results["micro"] = {"blas": blas, "numpy_version": numpy_version, "rows": [asdict(m) for m in micros]}

@@ -835,6 +835,161 @@ def build_fixtures() -> list[Fixture]:
         )
     )
 
+    fixtures.extend(build_real_models())
+    return fixtures
+
+
+# --------------------------------------------------------------------------
+# Real networks (torchvision, timm, upstream's model zoo) with random weights
+# --------------------------------------------------------------------------
+
+
+def import_torchvision() -> Any:
+    """``torchvision.models`` without its compiled extension.
+
+    The torchvision build offered for torch 2.13 here has a ``_C`` extension that does not load against the CPU
+    torch, and its import registers fake kernels for ``torchvision::nms`` / ``qnms`` unconditionally. Defining
+    those two schemas first lets the pure-Python model definitions import (no classification model uses them).
+    """
+    import importlib
+
+    if "torchvision" not in sys.modules:
+        lib = torch.library.Library("torchvision", "DEF")
+        lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+        lib.define("qnms(Tensor qdets, Tensor scores, float iou_threshold) -> Tensor")
+        import_torchvision.keep = lib  # type: ignore[attr-defined]
+    return importlib.import_module("torchvision.models")
+
+
+def randomize_norms(module: nn.Module, gen: torch.Generator) -> None:
+    """Seeded random running statistics and affine parameters for every BatchNorm (1-D, 2-D) and LayerNorm."""
+    for m in module.modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            n = m.num_features
+            with torch.no_grad():
+                m.running_mean.copy_(torch.randn(n, generator=gen) * 0.1)
+                m.running_var.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)
+                m.weight.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)
+                m.bias.copy_(torch.randn(n, generator=gen) * 0.1)
+        elif isinstance(m, nn.LayerNorm) and m.elementwise_affine:
+            with torch.no_grad():
+                m.weight.copy_(torch.rand(m.weight.shape, generator=gen) * 0.5 + 0.75)
+                m.bias.copy_(torch.randn(m.bias.shape, generator=gen) * 0.1)
+
+
+def real_model_specs() -> list[tuple[str, str, Any, tuple[int, ...]]]:
+    """(name, description, constructor, input shape) of the real-network fixtures.
+
+    Widths, depths and class counts are reduced where the full network would make the committed fixtures large
+    (every program holds its weights, twice per fixture); the layer types, strides and block structure are the
+    real ones. ``scripts/benchmark.py --full-size`` exports the full-size networks into a temporary directory.
+    """
+    tvm = import_torchvision()
+    import timm
+    from executorch.examples.models.mlperf_tiny.ds_cnn import DSCNNKWS
+    from torchvision.models.efficientnet import EfficientNet, _efficientnet_conf
+    from torchvision.models.regnet import BlockParams, RegNet
+
+    def efficientnet_b0(width: float) -> nn.Module:
+        setting, last = _efficientnet_conf("efficientnet_b0", width_mult=width, depth_mult=1.0)
+        return EfficientNet(setting, dropout=0.2, last_channel=last, num_classes=10)
+
+    def regnet_y(width: int) -> nn.Module:
+        params = BlockParams.from_init_params(
+            depth=13, w_0=width, w_a=width * 1.5, w_m=2.4, group_width=8, se_ratio=0.25
+        )
+        return RegNet(params, num_classes=10)
+
+    def deit_tiny(depth: int) -> nn.Module:
+        return timm.create_model("deit_tiny_patch16_224", pretrained=False, num_classes=10, img_size=112, depth=depth)
+
+    return [
+        (
+            "tv_mobilenet_v2",
+            "torchvision mobilenet_v2(width_mult=0.35, num_classes=10) on [1,3,128,128].",
+            lambda: tvm.mobilenet_v2(width_mult=0.35, num_classes=10),
+            (1, 3, 128, 128),
+        ),
+        (
+            "tv_mobilenet_v3_small",
+            "torchvision mobilenet_v3_small(width_mult=0.5, num_classes=10) on [1,3,128,128].",
+            lambda: tvm.mobilenet_v3_small(width_mult=0.5, num_classes=10),
+            (1, 3, 128, 128),
+        ),
+        (
+            "tv_mobilenet_v3_large",
+            "torchvision mobilenet_v3_large(width_mult=0.35, num_classes=10) on [1,3,128,128].",
+            lambda: tvm.mobilenet_v3_large(width_mult=0.35, num_classes=10),
+            (1, 3, 128, 128),
+        ),
+        (
+            "tv_resnet18",
+            "timm resnet18 at quarter width (channels 16/32/64/128, stem 16), 10 classes, on [1,3,128,128].",
+            lambda: timm.create_model(
+                "resnet18", pretrained=False, num_classes=10, channels=(16, 32, 64, 128), stem_width=16
+            ),
+            (1, 3, 128, 128),
+        ),
+        (
+            "tv_efficientnet_b0",
+            "torchvision EfficientNet-B0 blocks at width_mult 0.35, 10 classes, on [1,3,128,128].",
+            lambda: efficientnet_b0(0.35),
+            (1, 3, 128, 128),
+        ),
+        (
+            "tv_squeezenet1_1",
+            "torchvision squeezenet1_1(num_classes=10) on [1,3,128,128].",
+            lambda: tvm.squeezenet1_1(num_classes=10),
+            (1, 3, 128, 128),
+        ),
+        (
+            "tv_shufflenet_v2",
+            "torchvision shufflenet_v2_x0_5(num_classes=10) on [1,3,128,128].",
+            lambda: tvm.shufflenet_v2_x0_5(num_classes=10),
+            (1, 3, 128, 128),
+        ),
+        (
+            "tv_regnet_y",
+            "torchvision RegNet-Y (13 blocks, w_0 16, group width 8, SE 0.25), 10 classes, on [1,3,128,128].",
+            lambda: regnet_y(16),
+            (1, 3, 128, 128),
+        ),
+        (
+            "timm_deit_tiny",
+            "timm deit_tiny_patch16_224 (dim 192, 3 heads) at depth 2, img 112, 10 classes.",
+            lambda: deit_tiny(2),
+            (1, 3, 112, 112),
+        ),
+        (
+            "kws_ds_cnn",
+            "upstream's MLPerf Tiny keyword-spotting DS-CNN (executorch.examples.models.mlperf_tiny) on [1,1,49,10].",
+            lambda: DSCNNKWS(),
+            (1, 1, 49, 10),
+        ),
+    ]
+
+
+def build_real_models() -> list[Fixture]:
+    fixtures: list[Fixture] = []
+    for seed, (name, description, make, shape) in enumerate(real_model_specs(), start=100):
+        torch.manual_seed(seed)
+        gen = torch.Generator().manual_seed(seed + 1000)
+        model = make()
+        randomize_norms(model, gen)
+        model.eval()
+        cases = [(randn(gen, *shape),), (randn(gen, *shape) * 0.5,)]
+        with torch.no_grad():
+            scale = float(model(cases[0][0]).abs().max())  # tolerances relative to the output's magnitude
+        fixtures.append(
+            Fixture(
+                name=name,
+                description=description + " Random weights (seeded), random BatchNorm statistics.",
+                methods={"forward": MethodSpec(model, cases)},
+                atol=5e-4 * scale,
+                rtol=1e-3,
+                notes=["real network"],
+            )
+        )
     return fixtures
 
 
@@ -1044,6 +1199,8 @@ def export_fixture(fixture: Fixture, out_root: Path, verify: bool) -> dict[str, 
         "xnnpack_delegation": xnn_state,
         "dynamic": fixture.dynamic,
     }
+    if fixture.notes:
+        entry["notes"] = fixture.notes
     print(
         f"{fixture.name}: sizes={sizes} xnnpack={xnn_state} (delegate calls {xnn_calls}) upstream={upstream}",
         flush=True,
