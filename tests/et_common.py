@@ -18,6 +18,19 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 MANIFEST = json.loads((FIXTURES / "manifest.json").read_text())
+# The real networks (torchvision, timm, upstream's zoo; programs of a few MB) run in every correctness test; the
+# sanitizer damage loops, which load and run a program hundreds of times under ASan, take the smaller ones: the
+# real networks add no file-format paths the small programs lack, only node kinds that those tests do not target.
+DAMAGE_MAX_BYTES = 1_000_000
+
+
+def damage_fixtures(variant: str) -> list[str]:
+    """Fixtures whose `variant` program is small enough for the sanitizer damage loops."""
+    return [
+        fx["name"]
+        for fx in MANIFEST["fixtures"]
+        if variant in fx["files"] and (FIXTURES / fx["files"][variant]).stat().st_size <= DAMAGE_MAX_BYTES
+    ]
 
 
 def dir_from_env(name: str, default: Path) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from et_common import FIXTURES, MANIFEST, REPO
+from et_common import FIXTURES, REPO, damage_fixtures
 
 # LeakSanitizer's tracer crashes in this sandbox when the pool's worker threads are alive at exit (seen with
 # the mobilenet fixture), so leak checking runs in the unit tests only (LEAK_ENV); memory errors and undefined
@@ -40,7 +40,7 @@ def test_unit_tests_under_sanitizers(asan_build: Path) -> None:
     assert passed > 40
 
 
-@pytest.mark.parametrize("name", [fx["name"] for fx in MANIFEST["fixtures"]])
+@pytest.mark.parametrize("name", damage_fixtures("portable"))
 def test_damaged_programs_fail_cleanly(asan_build: Path, name: str) -> None:
     pte = FIXTURES / name / "portable.pte"
     env = dict(os.environ, **SAN_ENV)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from et_common import FIXTURES, MANIFEST, Case, fixture_cases
+from et_common import FIXTURES, MANIFEST, Case, damage_fixtures, fixture_cases
 
 XNNPACK = fixture_cases("xnnpack")
 XNNPACK_FIXTURES = [fx["name"] for fx in MANIFEST["fixtures"] if "xnnpack" in fx["files"]]
@@ -187,7 +187,7 @@ def test_payload_damage_fails_cleanly(asan_build: Path) -> None:
     assert passed >= 80
 
 
-@pytest.mark.parametrize("name", XNNPACK_FIXTURES)
+@pytest.mark.parametrize("name", damage_fixtures("xnnpack"))
 def test_damaged_xnnpack_programs_fail_cleanly(asan_build: Path, name: str) -> None:
     # The runtime's robustness program (truncations, identifiers, bit flips) on the delegated programs, which
     # reach the delegate's payload reader and interpreter.

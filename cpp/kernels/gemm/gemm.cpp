@@ -754,7 +754,25 @@ inline __attribute__((always_inline)) void dw_rows(const DwParams& p, const floa
   }
 }
 
-// Depthwise over an indirection table: output rows [r0, r1), T tap pointers per row.
+// acc += x[0 .. W) * w[0 .. W) (vectors through references: a vector return type outside the ISA-targeted
+// functions would change the ABI).
+template <typename VT>
+inline __attribute__((always_inline)) void fma_from(VT& acc, const float* x, const float* w) {
+  VT xv, wv;
+  std::memcpy(&xv, x, sizeof(VT));
+  std::memcpy(&wv, w, sizeof(VT));
+  acc += xv * wv;
+}
+
+template <typename VT>
+inline __attribute__((always_inline)) void store_clamped(float* p, const VT& v, const VT& lo, const VT& hi) {
+  VT c = v < lo ? lo : v;
+  c = c > hi ? hi : c;
+  std::memcpy(p, &c, sizeof(VT));
+}
+
+// Depthwise over an indirection table: output rows [r0, r1), T tap pointers per row. The accumulators are named registers (an indexed array of vectors went through
+// the stack), four channel vectors per step, then one vector, then scalars.
 template <typename VT>
 inline __attribute__((always_inline)) void dwi_rows(int64_t T, int64_t C, const float* const* taps, const float* w,
                                                     const float* bias, float* y, float lo, float hi, int64_t r0,
@@ -767,47 +785,32 @@ inline __attribute__((always_inline)) void dwi_rows(int64_t T, int64_t C, const 
     float* out = y + m * C;
     int64_t c = 0;
     for (; c + 4 * W <= cv; c += 4 * W) {
-      VT acc[4];
-      for (int v = 0; v < 4; ++v) {
-        if (bias) {
-          std::memcpy(&acc[v], bias + c + v * W, sizeof(VT));
-        } else {
-          acc[v] = VT{};
-        }
+      VT a0 = VT{}, a1 = VT{}, a2 = VT{}, a3 = VT{};
+      if (bias) {
+        std::memcpy(&a0, bias + c, sizeof(VT));
+        std::memcpy(&a1, bias + c + W, sizeof(VT));
+        std::memcpy(&a2, bias + c + 2 * W, sizeof(VT));
+        std::memcpy(&a3, bias + c + 3 * W, sizeof(VT));
       }
       const float* wt = w + c;
       for (int64_t t = 0; t < T; ++t, wt += C) {
         const float* xp = xt[t] + c;
-        for (int v = 0; v < 4; ++v) {
-          VT xv, wv;
-          std::memcpy(&xv, xp + v * W, sizeof(VT));
-          std::memcpy(&wv, wt + v * W, sizeof(VT));
-          acc[v] += xv * wv;
-        }
+        fma_from(a0, xp, wt);
+        fma_from(a1, xp + W, wt + W);
+        fma_from(a2, xp + 2 * W, wt + 2 * W);
+        fma_from(a3, xp + 3 * W, wt + 3 * W);
       }
-      for (int v = 0; v < 4; ++v) {
-        acc[v] = acc[v] < lov ? lov : acc[v];
-        acc[v] = acc[v] > hiv ? hiv : acc[v];
-        std::memcpy(out + c + v * W, &acc[v], sizeof(VT));
-      }
+      store_clamped(out + c, a0, lov, hiv);
+      store_clamped(out + c + W, a1, lov, hiv);
+      store_clamped(out + c + 2 * W, a2, lov, hiv);
+      store_clamped(out + c + 3 * W, a3, lov, hiv);
     }
     for (; c < cv; c += W) {
-      VT acc;
-      if (bias) {
-        std::memcpy(&acc, bias + c, sizeof(VT));
-      } else {
-        acc = VT{};
-      }
+      VT acc = VT{};
+      if (bias) std::memcpy(&acc, bias + c, sizeof(VT));
       const float* wt = w + c;
-      for (int64_t t = 0; t < T; ++t, wt += C) {
-        VT xv, wv;
-        std::memcpy(&xv, xt[t] + c, sizeof(VT));
-        std::memcpy(&wv, wt, sizeof(VT));
-        acc += xv * wv;
-      }
-      acc = acc < lov ? lov : acc;
-      acc = acc > hiv ? hiv : acc;
-      std::memcpy(out + c, &acc, sizeof(VT));
+      for (int64_t t = 0; t < T; ++t, wt += C) fma_from(acc, xt[t] + c, wt);
+      store_clamped(out + c, acc, lov, hiv);
     }
     for (; c < C; ++c) {
       float acc = bias ? bias[c] : 0.f;

@@ -1142,9 +1142,33 @@ void assign_slots(Graph& g) {
   g.slots.assign(slot_numel.size(), std::vector<float>());
 }
 
+// A depthwise convolution with a channel multiplier (e.g. a stem over a 1-channel input, groups == 1, 64 outputs)
+// is a grouped convolution with one input channel per group: it runs on the GEMM as a Conv2d, its filter
+// [1, KH, KW, C*m] transposed into OHWI [C*m, KH, KW, 1] once here. (Multiplier 1 keeps the depthwise kernels.)
+void depthwise_multiplier_to_conv(Graph& g) {
+  for (Node& n : g.nodes) {
+    if (n.kind != NodeKind::DepthwiseConv2d || n.gic != 1 || n.goc <= 1 || n.filter < 0) continue;
+    const Value& f = g.values[static_cast<size_t>(n.filter)];
+    const int64_t T = int64_t{n.kh} * n.kw, OC = int64_t{n.groups} * n.goc;
+    if (f.data == nullptr || f.dims != Shape{1, n.kh, n.kw, OC}) continue;  // infer() reports a bad filter
+    std::vector<float> ohwi(static_cast<size_t>(T * OC));
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t o = 0; o < OC; ++o) ohwi[static_cast<size_t>(o * T + t)] = f.data[t * OC + o];
+    g.owned.push_back(std::move(ohwi));
+    Value w;
+    w.dims = {OC, n.kh, n.kw, 1};
+    w.data = g.owned.back().data();
+    n.filter = static_cast<int>(g.values.size());
+    if (n.in[1] >= 0) n.in[1] = n.filter;
+    g.values.push_back(std::move(w));
+    n.kind = NodeKind::Conv2d;
+  }
+}
+
 }  // namespace
 
 Error prepare_graph(Graph& g) {
+  depthwise_multiplier_to_conv(g);
   // Static checks with the serialized shapes, buffer slots, and weight packing.
   g.shapes.assign(g.values.size(), Shape());
   g.ptrs.assign(g.values.size(), nullptr);
