@@ -67,6 +67,10 @@ struct Node {
   float alpha = 0.f;
   uint32_t new_h = 0, new_w = 0;
   std::vector<uint32_t> v1, v2;  // perm / new_shape / offsets / pre_paddings ; sizes / post_paddings
+  // Fusion (decided at prepare): a Sigmoid whose only reader is the Multiply x * sigmoid(x) is not computed
+  // (fused_away); that Multiply computes SiLU of silu_input in one pass.
+  bool fused_away = false;
+  int silu_input = -1;
   std::vector<etk::PackedB> packed;  // weights (+ bias) packed at init, one per group (constant filter and bias)
   std::vector<float> scratch;        // per-call work buffer (padded input, transposed convolution columns)
   std::vector<const float*> table;   // convolution segment pointers, valid for table_key (input address, shapes)

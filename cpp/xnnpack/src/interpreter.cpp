@@ -302,15 +302,18 @@ inline __attribute__((always_inline)) void unary_impl(const float* x, float* y, 
 }
 ETXNN_ISA_DISPATCH(unary, (const float* x, float* y, int64_t n, F f), (x, y, n, f))
 
-template <typename F>
-inline __attribute__((always_inline)) void binary_impl(const Shape& sa, const float* a, const Shape& sb,
-                                                       const float* b, const Shape& so, float* y, F f) {
+// A broadcasting binary operation as loops: neighbouring dims whose strides nest in both inputs are merged (e.g.
+// [1,16,16,32] * [1,1,1,32] becomes [256, 32] with b's row stride 0), so the row bookkeeping runs once per long
+// row. m == 0: a single element; m == 1: one row (split over the pool by elements); m > 1: rows of `inner`.
+struct BinaryPlan {
+  int m = 0;
+  int64_t ds[kMaxRank + 2], sa[kMaxRank + 2], sb[kMaxRank + 2];
+  int64_t inner = 1, rows = 1;
+};
+
+BinaryPlan plan_binary(const Shape& sa, const Shape& sb, const Shape& so) {
+  BinaryPlan p;
   const size_t r = so.size();
-  const int64_t total = numel_of(so);
-  if (sa == sb) {
-    for (int64_t i = 0; i < total; ++i) y[i] = f(a[i], b[i]);
-    return;
-  }
   // Broadcast strides (0 where the input has size 1), right-aligned.
   int64_t st_a[kMaxRank + 2] = {0}, st_b[kMaxRank + 2] = {0};
   int64_t acc_a = 1, acc_b = 1;
@@ -322,64 +325,89 @@ inline __attribute__((always_inline)) void binary_impl(const Shape& sa, const fl
     acc_a *= da;
     acc_b *= db;
   }
-  if (r == 0) {
-    y[0] = f(a[0], b[0]);
-    return;
-  }
-  if (total == 0) return;
-  // Merge neighbouring dims whose strides nest in both inputs (e.g. [1,16,16,32] * [1,1,1,32] becomes
-  // [256, 32] with b's row stride 0), so the row bookkeeping below runs once per long row.
-  int64_t ds[kMaxRank + 2], sa_m[kMaxRank + 2], sb_m[kMaxRank + 2];
-  int m = 0;
   for (size_t d = 0; d < r; ++d) {
     if (so[d] == 1) continue;
-    if (m > 0 && sa_m[m - 1] == st_a[d] * so[d] && sb_m[m - 1] == st_b[d] * so[d]) {
-      ds[m - 1] *= so[d];
-      sa_m[m - 1] = st_a[d];
-      sb_m[m - 1] = st_b[d];
+    if (p.m > 0 && p.sa[p.m - 1] == st_a[d] * so[d] && p.sb[p.m - 1] == st_b[d] * so[d]) {
+      p.ds[p.m - 1] *= so[d];
+      p.sa[p.m - 1] = st_a[d];
+      p.sb[p.m - 1] = st_b[d];
     } else {
-      ds[m] = so[d];
-      sa_m[m] = st_a[d];
-      sb_m[m] = st_b[d];
-      ++m;
+      p.ds[p.m] = so[d];
+      p.sa[p.m] = st_a[d];
+      p.sb[p.m] = st_b[d];
+      ++p.m;
     }
   }
-  if (m == 0) {
-    y[0] = f(a[0], b[0]);
-    return;
+  if (p.m > 0) {
+    p.inner = p.ds[p.m - 1];
+    for (int d = 0; d + 1 < p.m; ++d) p.rows *= p.ds[d];
   }
-  const int64_t inner = ds[m - 1];
-  const int64_t ia = sa_m[m - 1], ib = sb_m[m - 1];
+  return p;
+}
+
+// Rows [r0, r1) of the plan, and within each row the elements [j0, j1).
+template <typename F>
+inline __attribute__((always_inline)) void binary_rows_impl(const BinaryPlan& p, const float* a, const float* b, float* y,
+                                                       F f, int64_t r0, int64_t r1, int64_t j0, int64_t j1) {
+  const int m = p.m;
+  const int64_t inner = p.inner, ia = p.sa[m - 1], ib = p.sb[m - 1];
   int64_t idx[kMaxRank + 2] = {0};
-  for (int64_t base = 0; base < total; base += inner) {
+  for (int64_t d = m - 1, rest = r0; d-- > 0;) {
+    idx[d] = rest % p.ds[d];
+    rest /= p.ds[d];
+  }
+  for (int64_t row = r0; row < r1; ++row) {
     int64_t oa = 0, ob = 0;
     for (int d = 0; d + 1 < m; ++d) {
-      oa += idx[d] * sa_m[d];
-      ob += idx[d] * sb_m[d];
+      oa += idx[d] * p.sa[d];
+      ob += idx[d] * p.sb[d];
     }
     const float* pa = a + oa;
     const float* pb = b + ob;
-    float* py = y + base;
+    float* py = y + row * inner;
     if (ia == 1 && ib == 1) {
-      for (int64_t j = 0; j < inner; ++j) py[j] = f(pa[j], pb[j]);
+      for (int64_t j = j0; j < j1; ++j) py[j] = f(pa[j], pb[j]);
     } else if (ia == 1 && ib == 0) {
       const float q = pb[0];
-      for (int64_t j = 0; j < inner; ++j) py[j] = f(pa[j], q);
+      for (int64_t j = j0; j < j1; ++j) py[j] = f(pa[j], q);
     } else if (ia == 0 && ib == 1) {
-      const float p = pa[0];
-      for (int64_t j = 0; j < inner; ++j) py[j] = f(p, pb[j]);
+      const float q = pa[0];
+      for (int64_t j = j0; j < j1; ++j) py[j] = f(q, pb[j]);
     } else {
-      for (int64_t j = 0; j < inner; ++j) py[j] = f(pa[j * ia], pb[j * ib]);
+      for (int64_t j = j0; j < j1; ++j) py[j] = f(pa[j * ia], pb[j * ib]);
     }
     for (int d = m - 1; d-- > 0;) {
-      if (++idx[d] < ds[d]) break;
+      if (++idx[d] < p.ds[d]) break;
       idx[d] = 0;
     }
   }
 }
-ETXNN_ISA_DISPATCH(binary, (const Shape& sa, const float* a, const Shape& sb, const float* b, const Shape& so, float* y,
-                            F f),
-                   (sa, a, sb, b, so, y, f))
+ETXNN_ISA_DISPATCH(binary_rows, (const BinaryPlan& p, const float* a, const float* b, float* y, F f, int64_t r0,
+                                 int64_t r1, int64_t j0, int64_t j1),
+                   (p, a, b, y, f, r0, r1, j0, j1))
+
+// Elementwise work is split over the pool above about 16 K elements (4 K for transcendental functions: `cost`).
+constexpr int64_t kElementwiseCost = 4;
+constexpr int64_t kTranscendentalCost = 16;
+
+template <typename F>
+void unary_par(const float* x, float* y, int64_t n, F f, int64_t cost = kElementwiseCost) {
+  parallel_rows(n, cost, [&](int64_t b, int64_t e) { unary(x + b, y + b, e - b, f); });
+}
+
+template <typename F>
+void binary(const Shape& sa, const float* a, const Shape& sb, const float* b, const Shape& so, float* y, F f,
+            int64_t cost = kElementwiseCost) {
+  if (numel_of(so) == 0) return;
+  const BinaryPlan p = plan_binary(sa, sb, so);
+  if (p.m == 0) {
+    y[0] = f(a[0], b[0]);
+  } else if (p.m == 1) {
+    parallel_rows(p.inner, cost, [&](int64_t j0, int64_t j1) { binary_rows(p, a, b, y, f, 0, 1, j0, j1); });
+  } else {
+    parallel_rows(p.rows, p.inner * cost, [&](int64_t r0, int64_t r1) { binary_rows(p, a, b, y, f, r0, r1, 0, p.inner); });
+  }
+}
 
 // Mean over the pixels of each image, per channel (NHWC), clamped. (F is unused: ETXNN_ISA_DISPATCH wants one.)
 template <typename F>
@@ -673,35 +701,67 @@ void deconv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::P
   }
 }
 
-void pool(const Node& n, const Shape& si, const float* x, const Shape& so, float* y) {
-  const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2];
-  const bool is_max = n.kind == NodeKind::MaxPooling2d;
-  const int64_t dh = is_max ? std::max(n.dh, 1u) : 1, dw = is_max ? std::max(n.dw, 1u) : 1;
-  parallel_rows(N * OH, OW * n.kh * n.kw * C, [&](int64_t b, int64_t e) {
-    for (int64_t row = b; row < e; ++row) {
-      const int64_t b0 = row / OH, oy = row % OH;
-      for (int64_t ox = 0; ox < OW; ++ox) {
-        float* out = y + ((b0 * OH + oy) * OW + ox) * C;
-        for (int64_t c = 0; c < C; ++c) out[c] = is_max ? -INFINITY : 0.f;
-        int64_t count = 0;
-        for (int64_t ky = 0; ky < n.kh; ++ky) {
-          const int64_t iy = oy * n.sh + ky * dh - n.pad_t;
-          if (iy < 0 || iy >= H) continue;
-          for (int64_t kx = 0; kx < n.kw; ++kx) {
-            const int64_t ix = ox * n.sw + kx * dw - n.pad_l;
-            if (ix < 0 || ix >= W) continue;
-            const float* px = x + ((b0 * H + iy) * W + ix) * C;
-            ++count;
-            if (is_max) {
-              for (int64_t c = 0; c < C; ++c) out[c] = std::max(out[c], px[c]);
-            } else {
-              for (int64_t c = 0; c < C; ++c) out[c] += px[c];
-            }
-          }
+// Max / average pooling rows [r0, r1) (NHWC); `f(acc, v)` folds v into acc (max, or +) for floats and 8-float
+// vectors (by reference: a vector return type would change the ABI outside the ISA clones), `avg` divides
+// by the taps inside the image. Per output pixel the taps inside the image are listed once, then 8 channels at a
+// time are reduced over them in a vector register (GCC's vector extension: one AVX register, two SSE ones).
+template <typename F>
+inline __attribute__((always_inline)) void pool_rows_impl(const Node& n, const Shape& si, const float* x,
+                                                          const Shape& so, float* y, bool avg, int64_t r0, int64_t r1,
+                                                          F f) {
+  typedef float v8sf __attribute__((vector_size(32)));
+  const int64_t H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2];
+  const int64_t dh = avg ? 1 : std::max(n.dh, 1u), dw = avg ? 1 : std::max(n.dw, 1u);
+  const float init = avg ? 0.f : -INFINITY, lo = n.out_min, hi = n.out_max;
+  const v8sf lov = v8sf{} + lo, hiv = v8sf{} + hi;
+  std::vector<const float*> taps(static_cast<size_t>(n.kh) * n.kw);
+  for (int64_t row = r0; row < r1; ++row) {
+    const int64_t b0 = row / OH, oy = row % OH;
+    for (int64_t ox = 0; ox < OW; ++ox) {
+      float* out = y + ((b0 * OH + oy) * OW + ox) * C;
+      size_t count = 0;
+      for (int64_t ky = 0; ky < n.kh; ++ky) {
+        const int64_t iy = oy * n.sh + ky * dh - n.pad_t;
+        if (iy < 0 || iy >= H) continue;
+        for (int64_t kx = 0; kx < n.kw; ++kx) {
+          const int64_t ix = ox * n.sw + kx * dw - n.pad_l;
+          if (ix < 0 || ix >= W) continue;
+          taps[count++] = x + ((b0 * H + iy) * W + ix) * C;
         }
-        const float scale = (!is_max && count > 0) ? 1.f / static_cast<float>(count) : 1.f;
-        for (int64_t c = 0; c < C; ++c) out[c] = clampf(is_max ? out[c] : out[c] * scale, n.out_min, n.out_max);
       }
+      const float scale = (avg && count > 0) ? 1.f / static_cast<float>(count) : 1.f;
+      int64_t c = 0;
+      for (; c + 8 <= C; c += 8) {
+        v8sf acc = v8sf{} + init;
+        for (size_t t = 0; t < count; ++t) {
+          v8sf v;
+          std::memcpy(&v, taps[t] + c, sizeof(v));
+          f(acc, v);
+        }
+        acc *= scale;
+        acc = acc < lov ? lov : acc;
+        acc = acc > hiv ? hiv : acc;
+        std::memcpy(out + c, &acc, sizeof(acc));
+      }
+      for (; c < C; ++c) {
+        float acc = init;
+        for (size_t t = 0; t < count; ++t) f(acc, taps[t][c]);
+        out[c] = clampf(acc * scale, lo, hi);
+      }
+    }
+  }
+}
+ETXNN_ISA_DISPATCH(pool_rows, (const Node& n, const Shape& si, const float* x, const Shape& so, float* y, bool avg,
+                               int64_t r0, int64_t r1, F f),
+                   (n, si, x, so, y, avg, r0, r1, f))
+
+void pool(const Node& n, const Shape& si, const float* x, const Shape& so, float* y) {
+  const bool avg = n.kind != NodeKind::MaxPooling2d;
+  parallel_rows(si[0] * so[1], so[2] * n.kh * n.kw * si[3], [&](int64_t b, int64_t e) {
+    if (avg) {
+      pool_rows(n, si, x, so, y, true, b, e, [](auto& acc, const auto& v) { acc += v; });
+    } else {
+      pool_rows(n, si, x, so, y, false, b, e, [](auto& acc, const auto& v) { acc = acc < v ? v : acc; });
     }
   });
 }
@@ -863,29 +923,35 @@ Error compute(Graph& g, Node& n, const Shape& so, float* y) {
   switch (n.kind) {
     case NodeKind::Add: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(p + q, lo, hi); }); break;
     case NodeKind::Subtract: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(p - q, lo, hi); }); break;
-    case NodeKind::Multiply: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(p * q, lo, hi); }); break;
+    case NodeKind::Multiply:
+      if (n.silu_input >= 0) {
+        const float* x = g.ptrs[n.silu_input];
+        unary_par(x, y, total, [&](float v) { return clampf(v / (1.f + etk::fast_expf(-v)), lo, hi); }, kTranscendentalCost);
+        break;
+      }
+      binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(p * q, lo, hi); }); break;
     case NodeKind::Div: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(p / q, lo, hi); }); break;
     case NodeKind::Minimum: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(std::isnan(p) || std::isnan(q) ? NAN : std::min(p, q), lo, hi); }); break;
     case NodeKind::Maximum: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(std::isnan(p) || std::isnan(q) ? NAN : std::max(p, q), lo, hi); }); break;
     case NodeKind::PReLU: binary(sa, a, g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, [&](float p, float q) { return clampf(p < 0.f ? p * q : p, lo, hi); }); break;
-    case NodeKind::Clamp: unary(a, y, total, [&](float v) { return std::isnan(v) ? v : clampf(v, lo, hi); }); return Error::Ok;
-    case NodeKind::Sigmoid: unary(a, y, total, [](float v) { return 1.f / (1.f + etk::fast_expf(-v)); }); break;
-    case NodeKind::Tanh: unary(a, y, total, [](float v) { return std::tanh(v); }); break;
-    case NodeKind::Exp: unary(a, y, total, [](float v) { return std::exp(v); }); break;
-    case NodeKind::Log: unary(a, y, total, [](float v) { return std::log(v); }); break;
-    case NodeKind::Abs: unary(a, y, total, [](float v) { return std::fabs(v); }); break;
-    case NodeKind::Negate: unary(a, y, total, [](float v) { return -v; }); break;
-    case NodeKind::Floor: unary(a, y, total, [](float v) { return std::floor(v); }); break;
-    case NodeKind::Ceiling: unary(a, y, total, [](float v) { return std::ceil(v); }); break;
-    case NodeKind::Square: unary(a, y, total, [](float v) { return v * v; }); break;
-    case NodeKind::SquareRoot: unary(a, y, total, [](float v) { return std::sqrt(v); }); break;
-    case NodeKind::ReciprocalSquareRoot: unary(a, y, total, [](float v) { return 1.f / std::sqrt(v); }); break;
-    case NodeKind::Sin: unary(a, y, total, [](float v) { return std::sin(v); }); break;
-    case NodeKind::Cos: unary(a, y, total, [](float v) { return std::cos(v); }); break;
-    case NodeKind::Hardswish: unary(a, y, total, [](float v) { return v * std::min(std::max(v + 3.f, 0.f), 6.f) * (1.f / 6.f); }); break;
-    case NodeKind::Gelu: unary(a, y, total, [](float v) { return 0.5f * v * (1.f + std::erf(v * 0.70710678118654752f)); }); break;
-    case NodeKind::ELU: { const float al = n.alpha; unary(a, y, total, [al](float v) { return v > 0.f ? v : al * std::expm1(v); }); break; }
-    case NodeKind::LeakyReLU: { const float s = n.alpha; unary(a, y, total, [s](float v) { return v >= 0.f ? v : v * s; }); break; }
+    case NodeKind::Clamp: unary_par(a, y, total, [&](float v) { return std::isnan(v) ? v : clampf(v, lo, hi); }); return Error::Ok;
+    case NodeKind::Sigmoid: unary_par(a, y, total, [](float v) { return 1.f / (1.f + etk::fast_expf(-v)); }, kTranscendentalCost); break;
+    case NodeKind::Tanh: unary_par(a, y, total, [](float v) { return std::tanh(v); }); break;
+    case NodeKind::Exp: unary_par(a, y, total, [](float v) { return std::exp(v); }); break;
+    case NodeKind::Log: unary_par(a, y, total, [](float v) { return std::log(v); }); break;
+    case NodeKind::Abs: unary_par(a, y, total, [](float v) { return std::fabs(v); }); break;
+    case NodeKind::Negate: unary_par(a, y, total, [](float v) { return -v; }); break;
+    case NodeKind::Floor: unary_par(a, y, total, [](float v) { return std::floor(v); }); break;
+    case NodeKind::Ceiling: unary_par(a, y, total, [](float v) { return std::ceil(v); }); break;
+    case NodeKind::Square: unary_par(a, y, total, [](float v) { return v * v; }); break;
+    case NodeKind::SquareRoot: unary_par(a, y, total, [](float v) { return std::sqrt(v); }); break;
+    case NodeKind::ReciprocalSquareRoot: unary_par(a, y, total, [](float v) { return 1.f / std::sqrt(v); }); break;
+    case NodeKind::Sin: unary_par(a, y, total, [](float v) { return std::sin(v); }); break;
+    case NodeKind::Cos: unary_par(a, y, total, [](float v) { return std::cos(v); }); break;
+    case NodeKind::Hardswish: unary_par(a, y, total, [](float v) { return v * std::min(std::max(v + 3.f, 0.f), 6.f) * (1.f / 6.f); }); break;
+    case NodeKind::Gelu: unary_par(a, y, total, [](float v) { return 0.5f * v * (1.f + etk::fast_erff(v * 0.70710678118654752f)); }, kTranscendentalCost); break;
+    case NodeKind::ELU: { const float al = n.alpha; unary_par(a, y, total, [al](float v) { return v > 0.f ? v : al * std::expm1(v); }); break; }
+    case NodeKind::LeakyReLU: { const float s = n.alpha; unary_par(a, y, total, [s](float v) { return v >= 0.f ? v : v * s; }); break; }
     case NodeKind::Copy: case NodeKind::Convert: case NodeKind::StaticReshape:
       if (total > 0) std::memcpy(y, a, static_cast<size_t>(total) * sizeof(float));
       break;
@@ -1052,7 +1118,7 @@ Error run_graph(Graph& g, bool do_compute) {
       if (d < 0 || __builtin_mul_overflow(total, d, &total) || total > kMaxNumel) return node_fail(n, "output too large");
     }
     g.shapes[n.out] = so;
-    if (!do_compute) continue;
+    if (!do_compute || n.fused_away) continue;
     std::vector<float>& buf = g.slots[static_cast<size_t>(g.slot_of[n.out])];
     if (buf.size() < static_cast<size_t>(total)) buf.resize(static_cast<size_t>(total));
     float* y = buf.data();
@@ -1165,6 +1231,33 @@ void depthwise_multiplier_to_conv(Graph& g) {
   }
 }
 
+// Sigmoid(x) -> s read only by Multiply(x, s) (or (s, x)): the SiLU of EfficientNet-style networks, one pass
+// instead of two (and no buffer for s).
+void fuse_silu(Graph& g) {
+  std::vector<int> readers(g.values.size(), 0);
+  for (const Node& n : g.nodes)
+    for (int k = 0; k < n.nin; ++k)
+      if (n.in[k] >= 0) ++readers[static_cast<size_t>(n.in[k])];
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& sig = g.nodes[i];
+    if (sig.kind != NodeKind::Sigmoid || sig.out < 0 || sig.nin != 1) continue;
+    const size_t s = static_cast<size_t>(sig.out);
+    if (readers[s] != 1 || g.values[s].is_output) continue;
+    for (size_t j = i + 1; j < g.nodes.size(); ++j) {
+      Node& mul = g.nodes[j];
+      if (mul.nin < 1 || std::none_of(mul.in, mul.in + mul.nin, [&](int v) { return v == sig.out; })) continue;
+      const int x = sig.in[0];
+      const bool pair = mul.kind == NodeKind::Multiply && mul.nin == 2 &&
+                        ((mul.in[0] == x && mul.in[1] == sig.out) || (mul.in[1] == x && mul.in[0] == sig.out));
+      if (pair && g.shapes[static_cast<size_t>(x)] == g.shapes[s]) {
+        sig.fused_away = true;
+        mul.silu_input = x;
+      }
+      break;  // the only reader
+    }
+  }
+}
+
 }  // namespace
 
 Error prepare_graph(Graph& g) {
@@ -1179,6 +1272,7 @@ Error prepare_graph(Graph& g) {
   }
   Error e = run_graph(g, /*compute=*/false);
   if (e != Error::Ok) return e;
+  fuse_silu(g);
   assign_slots(g);
   for (Node& n : g.nodes) {
     if (packs_at_init(g, n)) {
