@@ -336,8 +336,8 @@ def test_lowered_program_structure(et: dict[str, ModuleType], path: Path) -> Non
             assert ins.instrArgsType == m.InstructionArguments.KernelCall
             name = m.operator_name(sp.operators[ins.instrArgs.opIndex])
             assert name in et["lower"].CUDA_OPERATORS
-            if name != "aten::view_copy.out":  # the lowering adds a view_copy for a static view of a result
-                in_payloads[m._str(plan.name)][name] += 1
+            # (>= below: the lowering may add a view_copy for a static view of a result)
+            in_payloads[m._str(plan.name)][name] += 1
         for ev in sp.values:
             if ev.valType == m.KernelTypes.Tensor:
                 assert ev.val.scalarType == m.ScalarType.FLOAT

@@ -126,7 +126,7 @@ bool spin_until(Ready&& ready, std::chrono::microseconds budget) {
 // CPU while they do, then sleep on a condition variable; the caller signals only when some worker sleeps.
 struct ThreadPool::Impl {
   static constexpr uint64_t kMaxUnits = 0x7fffffff;
-  static constexpr std::chrono::microseconds kWorkerSpin{50};
+  static constexpr std::chrono::microseconds kWorkerSpin{1000};
   static constexpr std::chrono::microseconds kCallerSpin{20};
 
   std::mutex run_mutex;  // one parallel run at a time

@@ -443,12 +443,15 @@ bool uses_padded_rows(const Node& n) {
   return n.groups == 1 && !is_pointwise(n) && n.gic < 8 && n.dw == 1 && int64_t{n.kw} * n.gic <= kZeroLen;
 }
 
+// Rows copied into contiguous im2col rows (one segment of K) instead of a tap table: groups wider than the zero row.
+bool uses_im2col(const Node& n) { return !is_pointwise(n) && !uses_padded_rows(n) && n.gic > kZeroLen; }
+
 // The row segment length conv2d runs a Conv2d node's GEMM with (the packing depends on it).
 int64_t conv_segment_length(const Node& n) {
   const int64_t K = int64_t{n.kh} * n.kw * n.gic;
-  if (is_pointwise(n)) return K;
+  if (is_pointwise(n) || uses_im2col(n)) return K;
   if (uses_padded_rows(n)) return int64_t{n.kw} * n.gic;
-  return n.gic > kZeroLen ? K : n.gic;
+  return n.gic;
 }
 
 // Packs the weights (and bias) of a FullyConnected, Conv2d or ConvTranspose2d node: one PackedB per group.
@@ -546,12 +549,14 @@ const float* const* conv_im2col(const void* ctx, int64_t m0, int64_t mr, const f
   const ConvRows& r = *static_cast<const ConvRows*>(ctx);
   const int64_t T = r.KH * r.KW, K = T * r.gic;
   thread_local std::vector<float> buf;
+  thread_local std::vector<const float*> taps;  // `ptrs` has room for mr pointers only (one segment per row)
   if (buf.size() < static_cast<size_t>(mr * K)) buf.resize(static_cast<size_t>(mr * K));
-  fill_segments(r, m0, mr, ptrs);
+  if (taps.size() < static_cast<size_t>(mr * T)) taps.resize(static_cast<size_t>(mr * T));
+  fill_segments(r, m0, mr, taps.data());
   for (int64_t i = 0; i < mr; ++i) {
     float* row = buf.data() + i * K;
     for (int64_t t = 0; t < T; ++t) {
-      const float* p = ptrs[i * T + t];
+      const float* p = taps[static_cast<size_t>(i * T + t)];
       float* d = row + t * r.gic;
       if (p == kZeros) {
         std::memset(d, 0, static_cast<size_t>(r.gic) * sizeof(float));
@@ -564,31 +569,34 @@ const float* const* conv_im2col(const void* ctx, int64_t m0, int64_t mr, const f
   return ptrs;
 }
 
-// Runs one group of a convolution on the indirect GEMM. Groups of one (the usual case) keep their segment table
-// between calls while the input address and shapes stay the same (the delegate's buffers persist).
-// Runs group g (of G) of a convolution on the indirect GEMM. The segment tables (one per group) stay with the node
-// between calls while the input address and shapes stay the same (the delegate's buffers persist).
-void conv_group(Node& n, const ConvRows& r, int64_t M, const etk::PackedB& B, float* yg, int64_t ldy, int64_t g,
-                int64_t G) {
+// The segment tables of every group (one after the other), kept with the node between calls while the input
+// address and shapes stay the same (the delegate's buffers persist).
+void ensure_conv_table(Node& n, const ConvRows& r, int64_t M, int64_t G) {
   const int64_t T = r.KH * r.KW;
-  if (r.gic > kZeroLen) {
-    etk::igemm(M, 1, T * r.gic, conv_im2col, &r, B, yg, ldy, n.out_min, n.out_max);
-    return;
-  }
   const int64_t key[] = {reinterpret_cast<int64_t>(r.x), r.H, r.W, r.C, r.OH, r.OW, M, r.gic, r.KW, G};
   constexpr size_t kKey = sizeof(key) / sizeof(key[0]);
-  if (g == 0 && (n.table_key.size() != kKey || !std::equal(n.table_key.begin(), n.table_key.end(), key))) {
-    n.table_key.clear();
-    n.table.resize(static_cast<size_t>(G * M * T));
-    for (int64_t k = 0; k < G; ++k) {
-      ConvRows rk = r;
-      rk.coff = k * r.gic;
-      fill_segments(rk, 0, M, n.table.data() + k * M * T);
-    }
-    n.table_key.assign(key, key + kKey);
+  if (n.table_key.size() == kKey && std::equal(n.table_key.begin(), n.table_key.end(), key)) return;
+  n.table_key.clear();
+  n.table.resize(static_cast<size_t>(G * M * T));
+  for (int64_t k = 0; k < G; ++k) {
+    ConvRows rk = r;
+    rk.coff = k * r.gic;
+    fill_segments(rk, 0, M, n.table.data() + k * M * T);
+  }
+  n.table_key.assign(key, key + kKey);
+}
+
+// Runs group g (of G) of a convolution on the indirect GEMM, over its segment table (ensure_conv_table first) or,
+// for im2col groups, over copied rows.
+void conv_group(Node& n, const ConvRows& r, int64_t M, const etk::PackedB& B, float* yg, int64_t ldy, int64_t g,
+                bool parallel = true) {
+  const int64_t T = r.KH * r.KW;
+  if (uses_im2col(n)) {
+    etk::igemm(M, 1, T * r.gic, conv_im2col, &r, B, yg, ldy, n.out_min, n.out_max, parallel);
+    return;
   }
   const CachedRows c{n.table.data() + g * M * T, T};
-  etk::igemm(M, T, r.gic, cached_segments, &c, B, yg, ldy, n.out_min, n.out_max);
+  etk::igemm(M, T, r.gic, cached_segments, &c, B, yg, ldy, n.out_min, n.out_max, parallel);
 }
 
 void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::PackedB>& w, const Shape& so, float* y) {
@@ -606,7 +614,23 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
         std::memcpy(xp.data() + ((b * HP + iy + n.pad_t) * WP + n.pad_l) * C, x + (b * H + iy) * W * C,
                     static_cast<size_t>(W * C) * sizeof(float));
     const ConvRows r{xp.data(), HP, WP, C, OH, OW, KH, 1, n.sh, n.sw, n.dh, 1, 0, 0, 0, KW * C};
-    conv_group(n, r, M, w[0], y, OC, 0, 1);
+    ensure_conv_table(n, r, M, 1);
+    conv_group(n, r, M, w[0], y, OC, 0);
+    return;
+  }
+  const ConvRows r0{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, 0, gic};
+  if (!pointwise && !uses_im2col(n)) ensure_conv_table(n, r0, M, G);
+  const int64_t group_work = M * KH * KW * gic * goc;
+  if (G > 1 && !pointwise && group_work < 200000) {
+    // Many small groups (RegNet's group width 8): the groups themselves are spread over the pool, each one's GEMM
+    // on one thread.
+    parallel_rows(G, group_work, [&](int64_t g0, int64_t g1) {
+      for (int64_t g = g0; g < g1; ++g) {
+        ConvRows r = r0;
+        r.coff = g * gic;
+        conv_group(n, r, M, w[static_cast<size_t>(g)], y + g * goc, OC, g, /*parallel=*/false);
+      }
+    });
     return;
   }
   for (int64_t g = 0; g < G; ++g) {
@@ -616,8 +640,9 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
       etk::gemm_packed(M, x + g * gic, C, B, yg, OC, n.out_min, n.out_max);
       continue;
     }
-    const ConvRows r{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, g * gic, gic};
-    conv_group(n, r, M, B, yg, OC, g, G);
+    ConvRows r = r0;
+    r.coff = g * gic;
+    conv_group(n, r, M, B, yg, OC, g);
   }
 }
 
