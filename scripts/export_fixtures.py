@@ -882,7 +882,7 @@ def real_model_specs() -> list[tuple[str, str, Any, tuple[int, ...]]]:
 
     Widths, depths and class counts are reduced where the full network would make the committed fixtures large
     (every program holds its weights, twice per fixture); the layer types, strides and block structure are the
-    real ones. ``scripts/benchmark.py --full-size`` exports the full-size networks into a temporary directory.
+    real ones.
     """
     tvm = import_torchvision()
     import timm
