@@ -322,12 +322,56 @@ def fixture_jobs(only: Sequence[str]) -> list[tuple[str, str, Path, list[Path]]]
     return jobs
 
 
+def export_full_size(work: Path) -> dict[str, Any]:
+    """Exports the full-size real networks (portable and XNNPACK) into ``work``; returns a manifest like the
+    fixtures' (``files`` relative to ``work``, one case of random inputs, ``notes`` marking them as real)."""
+    sys.path.insert(0, str(REPO_ROOT / "scripts"))
+    import export_fixtures as ef
+    import numpy as np
+
+    warnings.filterwarnings("ignore")
+    entries = []
+    for fixture in ef.build_real_models(full_size=True):
+        name = f"full_{fixture.name}"
+        (work / name).mkdir()
+        files = {}
+        for variant in ("portable", "xnnpack"):
+            print(f"  exporting {name} ({variant}) ...", flush=True)
+            manager = ef.lower(ef.export_methods(fixture), variant)
+            (work / name / f"{variant}.pte").write_bytes(manager.buffer)
+            files[variant] = f"{name}/{variant}.pte"
+        inputs = []
+        for i, t in enumerate(fixture.methods["forward"].cases[0]):
+            np.save(work / name / f"in{i}.npy", t.numpy())
+            inputs.append({"file": f"{name}/in{i}.npy"})
+        entries.append(
+            {
+                "name": name,
+                "files": files,
+                "methods": {"forward": {"cases": [{"inputs": inputs}]}},
+                "notes": ["real network", "full size"],
+            }
+        )
+    return {"fixtures": entries}
+
+
 def bench_fixtures(
-    sdk_runner: Path, upstream_runner: Path, variant: str, repeat: int, only: Sequence[str]
+    sdk_runner: Path,
+    upstream_runner: Path,
+    variant: str,
+    repeat: int,
+    only: Sequence[str],
+    extra: dict[str, Any] | None = None,
+    extra_root: Path | None = None,
 ) -> list[Row]:
     rows = []
-    for row_name, method, fx, inputs in fixture_jobs(only):
-        pte = FIXTURES / fx["files"][variant]
+    jobs = [(FIXTURES, job) for job in fixture_jobs(only)]
+    if extra and extra_root:
+        for fx in extra["fixtures"]:
+            inputs = [extra_root / x["file"] for x in fx["methods"]["forward"]["cases"][0]["inputs"]]
+            jobs.append((extra_root, (fx["name"], "forward", fx, inputs)))
+    for root, (row_name, method, fx, inputs) in jobs:
+        pte = root / fx["files"][variant]
         # Upstream's runner has its kernels and delegate linked in; ours loads those libraries up front too, so
         # that load_method times compare method initialisation, not the process's first dlopen of a component
         # (about 0.3 ms for the kernels library, paid once per process).
@@ -636,14 +680,15 @@ def print_table(title: str, rows: list[Row], with_targets: bool) -> dict[str, An
     return summary
 
 
-def real_network_names() -> set[str]:
+def real_network_names(extra: dict[str, Any] | None = None) -> set[str]:
     manifest = json.loads((FIXTURES / "manifest.json").read_text())
-    return {fx["name"] for fx in manifest["fixtures"] if "real network" in fx.get("notes", [])}
+    fixtures = manifest["fixtures"] + (extra["fixtures"] if extra else [])
+    return {fx["name"] for fx in fixtures if "real network" in fx.get("notes", [])}
 
 
-def print_real_networks(tables: list[tuple[str, str, list[Row]]]) -> dict[str, Any]:
+def print_real_networks(tables: list[tuple[str, str, list[Row]]], extra: dict[str, Any] | None) -> dict[str, Any]:
     """One table of ours/upstream per real network and condition, with the geomeans against the targets."""
-    real = real_network_names()
+    real = real_network_names(extra)
     columns = [(variant, load) for variant, load, _ in tables]
     ratio: dict[tuple[str, str, str], float | None] = {}
     for variant, load, rows in tables:
@@ -787,6 +832,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip-python", action="store_true", help="skip the Python binding measurements")
     parser.add_argument("--wheel", type=Path, help="our wheel (default: the one in dist/wheels)")
     parser.add_argument(
+        "--full-size",
+        action="store_true",
+        help="also export the full-size real networks (224x224, 1000 classes; torchvision/timm) into a temporary "
+        "directory and time them",
+    )
+    parser.add_argument(
         "--load",
         action="append",
         choices=["idle", *LOADS],
@@ -825,12 +876,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("building the upstream runner against the upstream wheel's C++ SDK ...", flush=True)
         upstream_runner = build_upstream_runner(work)
         results: dict[str, Any] = {"header": header}
+        full: dict[str, Any] | None = None
+        if args.full_size:
+            print("exporting the full-size real networks ...", flush=True)
+            (work / "full").mkdir()
+            full = export_full_size(work / "full")
         tables: list[tuple[str, str, list[Row]]] = []
         for load in args.load:
             with Load(load):
                 for variant in ("portable", "xnnpack"):
                     print(f"running the {variant} programs ({load}) ...", flush=True)
-                    rows = bench_fixtures(sdk_runner, upstream_runner, variant, args.repeat, args.only)
+                    rows = bench_fixtures(
+                        sdk_runner, upstream_runner, variant, args.repeat, args.only, full, work / "full"
+                    )
                     tables.append((variant, load, rows))
         micros: list[Micro] = []
         blas, numpy_version = "", ""
@@ -872,7 +930,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         title = "Portable programs (no delegate)" if variant == "portable" else "XNNPACK programs"
         summary = print_table(f"{title}, {load}", rows, with_targets=variant == "portable" and load == "idle")
         results.setdefault(load, {})[variant] = {"rows": [asdict(r) for r in rows], "summary": summary}
-    results["real_networks"] = print_real_networks(tables)
+    results["real_networks"] = print_real_networks(tables, full)
     if micros:
         print_micro(micros, blas, numpy_version)
         results["micro"] = {"blas": blas, "numpy_version": numpy_version, "rows": [asdict(m) for m in micros]}

@@ -877,13 +877,16 @@ def randomize_norms(module: nn.Module, gen: torch.Generator) -> None:
                 m.bias.copy_(torch.randn(m.bias.shape, generator=gen) * 0.1)
 
 
-def real_model_specs() -> list[tuple[str, str, Any, tuple[int, ...]]]:
+def real_model_specs(full_size: bool = False) -> list[tuple[str, str, Any, tuple[int, ...]]]:
     """(name, description, constructor, input shape) of the real-network fixtures.
 
     Widths, depths and class counts are reduced where the full network would make the committed fixtures large
     (every program holds its weights, twice per fixture); the layer types, strides and block structure are the
-    real ones.
+    real ones. ``full_size``: the published configurations at 224x224 with 1000 classes instead (what
+    ``scripts/benchmark.py --full-size`` exports into a temporary directory; never committed).
     """
+    if full_size:
+        return full_size_specs()
     tvm = import_torchvision()
     import timm
     from executorch.examples.models.mlperf_tiny.ds_cnn import DSCNNKWS
@@ -969,9 +972,29 @@ def real_model_specs() -> list[tuple[str, str, Any, tuple[int, ...]]]:
     ]
 
 
-def build_real_models() -> list[Fixture]:
+def full_size_specs() -> list[tuple[str, str, Any, tuple[int, ...]]]:
+    tvm = import_torchvision()
+    import timm
+    from executorch.examples.models.mlperf_tiny.ds_cnn import DSCNNKWS
+
+    img = (1, 3, 224, 224)
+    return [
+        ("mobilenet_v2", "torchvision mobilenet_v2()", lambda: tvm.mobilenet_v2(), img),
+        ("mobilenet_v3_small", "torchvision mobilenet_v3_small()", lambda: tvm.mobilenet_v3_small(), img),
+        ("mobilenet_v3_large", "torchvision mobilenet_v3_large()", lambda: tvm.mobilenet_v3_large(), img),
+        ("resnet18", "torchvision resnet18()", lambda: tvm.resnet18(), img),
+        ("efficientnet_b0", "torchvision efficientnet_b0()", lambda: tvm.efficientnet_b0(), img),
+        ("squeezenet1_1", "torchvision squeezenet1_1()", lambda: tvm.squeezenet1_1(), img),
+        ("shufflenet_v2", "torchvision shufflenet_v2_x1_0()", lambda: tvm.shufflenet_v2_x1_0(), img),
+        ("regnet_y_400mf", "torchvision regnet_y_400mf()", lambda: tvm.regnet_y_400mf(), img),
+        ("deit_tiny", "timm deit_tiny_patch16_224", lambda: timm.create_model("deit_tiny_patch16_224"), img),
+        ("kws_ds_cnn", "MLPerf Tiny DS-CNN", lambda: DSCNNKWS(), (1, 1, 49, 10)),
+    ]
+
+
+def build_real_models(full_size: bool = False) -> list[Fixture]:
     fixtures: list[Fixture] = []
-    for seed, (name, description, make, shape) in enumerate(real_model_specs(), start=100):
+    for seed, (name, description, make, shape) in enumerate(real_model_specs(full_size), start=100):
         torch.manual_seed(seed)
         gen = torch.Generator().manual_seed(seed + 1000)
         model = make()

@@ -39,6 +39,13 @@ def counts(output: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
+def test_real_networks_are_there() -> None:
+    # torchvision / timm / upstream-zoo networks with random weights (tests/fixtures/README.md)
+    assert len(REAL_NETWORKS) >= 10
+    expected = {"tv_mobilenet_v2", "tv_resnet18", "tv_efficientnet_b0", "timm_deit_tiny", "kws_ds_cnn"}
+    assert expected <= set(REAL_NETWORKS)
+
+
 def test_every_xnnpack_fixture_is_covered() -> None:
     assert len(XNNPACK_FIXTURES) >= 15
     assert {"dynamic_batch", "transformer", "gpt_decoder"} <= set(XNNPACK_FIXTURES)
@@ -61,11 +68,12 @@ def test_xnnpack_fixture_matches_reference(sdk: Path, case: Case, tmp_path: Path
             np.testing.assert_array_equal(got, ref)
 
 
+REAL_NETWORKS = tuple(fx["name"] for fx in MANIFEST["fixtures"] if "real network" in fx.get("notes", []))
 CONV_FIXTURES = ("cnn", "mobilenet", "resnet_block", "mobilenet_v3", "unet", "audio_conv1d", "gpt_decoder")
 
 
 @pytest.mark.parametrize("isa", ["avx2", "baseline"])
-@pytest.mark.parametrize("fixture", CONV_FIXTURES)
+@pytest.mark.parametrize("fixture", CONV_FIXTURES + REAL_NETWORKS)
 def test_every_gemm_isa_path_matches_reference(
     sdk: Path, tmp_path: Path, quiet_env: dict[str, str], fixture: str, isa: str
 ) -> None:
