@@ -771,8 +771,31 @@ inline __attribute__((always_inline)) void store_clamped(float* p, const VT& v, 
   std::memcpy(p, &c, sizeof(VT));
 }
 
-// Depthwise over an indirection table: output rows [r0, r1), T tap pointers per row. The accumulators are named registers (an indexed array of vectors went through
-// the stack), four channel vectors per step, then one vector, then scalars.
+// One block of NV channel vectors at channel c of one output pixel, reduced over its T taps.
+template <typename VT, int NV>
+inline __attribute__((always_inline)) void dwi_block(int64_t T, int64_t C, const float* const* xt, const float* w,
+                                                     const float* bias, float* out, int64_t c, const VT& lov,
+                                                     const VT& hiv) {
+  constexpr int64_t W = sizeof(VT) / sizeof(float);
+  VT a[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    a[v] = VT{};
+    if (bias) std::memcpy(&a[v], bias + c + v * W, sizeof(VT));
+  }
+  const float* wt = w + c;
+  for (int64_t t = 0; t < T; ++t, wt += C) {
+    const float* xp = xt[t] + c;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) fma_from(a[v], xp + v * W, wt + v * W);
+  }
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) store_clamped(out + c + v * W, a[v], lov, hiv);
+}
+
+// Depthwise over an indirection table: output rows [r0, r1), T tap pointers per row. Channels go in blocks of up to
+// four vectors per pass over the taps (C = 16, 24, 48, ... take one pass with 2, 3, ... accumulators instead of one
+// pass per vector), the accumulators in registers; a scalar tail.
 template <typename VT>
 inline __attribute__((always_inline)) void dwi_rows(int64_t T, int64_t C, const float* const* taps, const float* w,
                                                     const float* bias, float* y, float lo, float hi, int64_t r0,
@@ -784,35 +807,14 @@ inline __attribute__((always_inline)) void dwi_rows(int64_t T, int64_t C, const 
     const float* const* xt = taps + m * T;
     float* out = y + m * C;
     int64_t c = 0;
-    for (; c + 4 * W <= cv; c += 4 * W) {
-      VT a0 = VT{}, a1 = VT{}, a2 = VT{}, a3 = VT{};
-      if (bias) {
-        std::memcpy(&a0, bias + c, sizeof(VT));
-        std::memcpy(&a1, bias + c + W, sizeof(VT));
-        std::memcpy(&a2, bias + c + 2 * W, sizeof(VT));
-        std::memcpy(&a3, bias + c + 3 * W, sizeof(VT));
-      }
-      const float* wt = w + c;
-      for (int64_t t = 0; t < T; ++t, wt += C) {
-        const float* xp = xt[t] + c;
-        fma_from(a0, xp, wt);
-        fma_from(a1, xp + W, wt + W);
-        fma_from(a2, xp + 2 * W, wt + 2 * W);
-        fma_from(a3, xp + 3 * W, wt + 3 * W);
-      }
-      store_clamped(out + c, a0, lov, hiv);
-      store_clamped(out + c + W, a1, lov, hiv);
-      store_clamped(out + c + 2 * W, a2, lov, hiv);
-      store_clamped(out + c + 3 * W, a3, lov, hiv);
+    for (; c + 4 * W <= cv; c += 4 * W) dwi_block<VT, 4>(T, C, xt, w, bias, out, c, lov, hiv);
+    switch ((cv - c) / W) {
+      case 3: dwi_block<VT, 3>(T, C, xt, w, bias, out, c, lov, hiv); break;
+      case 2: dwi_block<VT, 2>(T, C, xt, w, bias, out, c, lov, hiv); break;
+      case 1: dwi_block<VT, 1>(T, C, xt, w, bias, out, c, lov, hiv); break;
+      default: break;
     }
-    for (; c < cv; c += W) {
-      VT acc = VT{};
-      if (bias) std::memcpy(&acc, bias + c, sizeof(VT));
-      const float* wt = w + c;
-      for (int64_t t = 0; t < T; ++t, wt += C) fma_from(acc, xt[t] + c, wt);
-      store_clamped(out + c, acc, lov, hiv);
-    }
-    for (; c < C; ++c) {
+    for (c = cv; c < C; ++c) {
       float acc = bias ? bias[c] : 0.f;
       for (int64_t t = 0; t < T; ++t) acc += xt[t][c] * w[t * C + c];
       out[c] = std::min(std::max(acc, lo), hi);
