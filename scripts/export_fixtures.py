@@ -513,16 +513,20 @@ class NoConstants(nn.Module):
 # --------------------------------------------------------------------------
 
 
+def randomize_one_batchnorm(m: nn.modules.batchnorm._BatchNorm, gen: torch.Generator) -> None:
+    n = m.num_features
+    with torch.no_grad():
+        m.running_mean.copy_(torch.randn(n, generator=gen) * 0.1)
+        m.running_var.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)
+        m.weight.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)
+        m.bias.copy_(torch.randn(n, generator=gen) * 0.1)
+
+
 def randomize_batchnorm(module: nn.Module, gen: torch.Generator) -> None:
-    """Give BatchNorm layers non-trivial statistics and affine parameters."""
+    """Give BatchNorm2d layers non-trivial statistics and affine parameters."""
     for m in module.modules():
         if isinstance(m, nn.BatchNorm2d):
-            n = m.num_features
-            with torch.no_grad():
-                m.running_mean.copy_(torch.randn(n, generator=gen) * 0.1)
-                m.running_var.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)
-                m.weight.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)
-                m.bias.copy_(torch.randn(n, generator=gen) * 0.1)
+            randomize_one_batchnorm(m, gen)
 
 
 def randomize_groupnorm(module: nn.Module, gen: torch.Generator) -> None:
@@ -865,12 +869,7 @@ def randomize_norms(module: nn.Module, gen: torch.Generator) -> None:
     """Seeded random running statistics and affine parameters for every BatchNorm (1-D, 2-D) and LayerNorm."""
     for m in module.modules():
         if isinstance(m, nn.modules.batchnorm._BatchNorm):
-            n = m.num_features
-            with torch.no_grad():
-                m.running_mean.copy_(torch.randn(n, generator=gen) * 0.1)
-                m.running_var.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)
-                m.weight.copy_(torch.rand(n, generator=gen) * 0.5 + 0.75)
-                m.bias.copy_(torch.randn(n, generator=gen) * 0.1)
+            randomize_one_batchnorm(m, gen)
         elif isinstance(m, nn.LayerNorm) and m.elementwise_affine:
             with torch.no_grad():
                 m.weight.copy_(torch.rand(m.weight.shape, generator=gen) * 0.5 + 0.75)
@@ -906,24 +905,25 @@ def real_model_specs(full_size: bool = False) -> list[tuple[str, str, Any, tuple
     def deit_tiny(depth: int) -> nn.Module:
         return timm.create_model("deit_tiny_patch16_224", pretrained=False, num_classes=10, img_size=112, depth=depth)
 
+    img = (1, 3, 128, 128)
     return [
         (
             "tv_mobilenet_v2",
             "torchvision mobilenet_v2(width_mult=0.35, num_classes=10) on [1,3,128,128].",
             lambda: tvm.mobilenet_v2(width_mult=0.35, num_classes=10),
-            (1, 3, 128, 128),
+            img,
         ),
         (
             "tv_mobilenet_v3_small",
             "torchvision mobilenet_v3_small(width_mult=0.5, num_classes=10) on [1,3,128,128].",
             lambda: tvm.mobilenet_v3_small(width_mult=0.5, num_classes=10),
-            (1, 3, 128, 128),
+            img,
         ),
         (
             "tv_mobilenet_v3_large",
             "torchvision mobilenet_v3_large(width_mult=0.35, num_classes=10) on [1,3,128,128].",
             lambda: tvm.mobilenet_v3_large(width_mult=0.35, num_classes=10),
-            (1, 3, 128, 128),
+            img,
         ),
         (
             "tv_resnet18",
@@ -931,31 +931,31 @@ def real_model_specs(full_size: bool = False) -> list[tuple[str, str, Any, tuple
             lambda: timm.create_model(
                 "resnet18", pretrained=False, num_classes=10, channels=(16, 32, 64, 128), stem_width=16
             ),
-            (1, 3, 128, 128),
+            img,
         ),
         (
             "tv_efficientnet_b0",
             "torchvision EfficientNet-B0 blocks at width_mult 0.35, 10 classes, on [1,3,128,128].",
             lambda: efficientnet_b0(0.35),
-            (1, 3, 128, 128),
+            img,
         ),
         (
             "tv_squeezenet1_1",
             "torchvision squeezenet1_1(num_classes=10) on [1,3,128,128].",
             lambda: tvm.squeezenet1_1(num_classes=10),
-            (1, 3, 128, 128),
+            img,
         ),
         (
             "tv_shufflenet_v2",
             "torchvision shufflenet_v2_x0_5(num_classes=10) on [1,3,128,128].",
             lambda: tvm.shufflenet_v2_x0_5(num_classes=10),
-            (1, 3, 128, 128),
+            img,
         ),
         (
             "tv_regnet_y",
             "torchvision RegNet-Y (13 blocks, w_0 16, group width 8, SE 0.25), 10 classes, on [1,3,128,128].",
             lambda: regnet_y(16),
-            (1, 3, 128, 128),
+            img,
         ),
         (
             "timm_deit_tiny",
