@@ -430,6 +430,26 @@ class AudioConv1d(nn.Module):
         return torch.log_softmax(self.fc(x.mean(dim=-1)), dim=-1)
 
 
+class Wav2Letter(nn.Module):
+    """Wav2Letter (Collobert et al. 2016), the 1-D convolutional speech recogniser of upstream's model zoo
+    (``executorch.examples.models.wav2letter``, defined in torchaudio, which has no release for torch 2.13):
+    Conv1d(n_features -> w, 48, stride 2), 7 x Conv1d(w -> w, 7), Conv1d(w -> wide, 32), Conv1d(wide -> wide, 1),
+    each + ReLU, then Conv1d(wide -> classes, 1) and log_softmax over the classes. Upstream uses w = 250,
+    wide = 2000; ``width`` and ``wide`` scale that down."""
+
+    def __init__(self, n_features: int = 40, classes: int = 29, width: int = 250, wide: int = 2000) -> None:
+        super().__init__()
+        layers: list[nn.Module] = [nn.Conv1d(n_features, width, 48, stride=2, padding=23), nn.ReLU()]
+        for _ in range(7):
+            layers += [nn.Conv1d(width, width, 7, padding=3), nn.ReLU()]
+        layers += [nn.Conv1d(width, wide, 32, padding=16), nn.ReLU(), nn.Conv1d(wide, wide, 1), nn.ReLU()]
+        layers += [nn.Conv1d(wide, classes, 1)]
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return nn.functional.log_softmax(self.net(x), dim=1)
+
+
 class OpsMisc(nn.Module):
     """A grab-bag of indexing, reduction, rounding, comparison, logical and creation ops.
 
@@ -969,6 +989,13 @@ def real_model_specs(full_size: bool = False) -> list[tuple[str, str, Any, tuple
             lambda: DSCNNKWS(),
             (1, 1, 49, 10),
         ),
+        (
+            "w2l_conv1d",
+            "Wav2Letter 1-D conv speech net (upstream zoo's w2l) at width 48 / 192 instead of 250 / 2000, 40 MFCC "
+            "features x 200 frames, 29 classes.",
+            lambda: Wav2Letter(width=48, wide=192),
+            (1, 40, 200),
+        ),
     ]
 
 
@@ -989,6 +1016,7 @@ def full_size_specs() -> list[tuple[str, str, Any, tuple[int, ...]]]:
         ("regnet_y_400mf", "torchvision regnet_y_400mf()", lambda: tvm.regnet_y_400mf(), img),
         ("deit_tiny", "timm deit_tiny_patch16_224", lambda: timm.create_model("deit_tiny_patch16_224"), img),
         ("kws_ds_cnn", "MLPerf Tiny DS-CNN", lambda: DSCNNKWS(), (1, 1, 49, 10)),
+        ("w2l_conv1d", "Wav2Letter (width 250 / 2000)", lambda: Wav2Letter(), (1, 40, 400)),
     ]
 
 
