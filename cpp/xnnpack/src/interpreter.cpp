@@ -621,9 +621,9 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
   const ConvRows r0{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, 0, gic};
   if (!pointwise && !uses_im2col(n)) ensure_conv_table(n, r0, M, G);
   const int64_t group_work = M * KH * KW * gic * goc;
-  if (G > 1 && !pointwise && group_work < 200000) {
-    // Many small groups (RegNet's group width 8): the groups themselves are spread over the pool, each one's GEMM
-    // on one thread.
+  if (G > 1 && !pointwise && static_cast<double>(group_work) < etk::parallel_min_flops()) {
+    // Many groups each too small for igemm to split (RegNet's group width 8): the groups themselves are spread
+    // over the pool, each one's GEMM on one thread.
     parallel_rows(G, group_work, [&](int64_t g0, int64_t g1) {
       for (int64_t g = g0; g < g1; ++g) {
         ConvRows r = r0;
@@ -654,12 +654,7 @@ void depthwise(Node& n, const Shape& si, const float* x, const float* w, const f
     // Tap pointers per output pixel (zeros for padding), kept between calls like the convolutions' tables.
     const ConvRows r{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, 0, C};
     const int64_t M = N * OH * OW;
-    const int64_t key[] = {reinterpret_cast<int64_t>(x), H, W, C, OH, OW, M, C, KW};
-    if (n.table_key.size() != 9 || !std::equal(n.table_key.begin(), n.table_key.end(), key)) {
-      n.table.resize(static_cast<size_t>(M * KH * KW));
-      fill_segments(r, 0, M, n.table.data());
-      n.table_key.assign(key, key + 9);
-    }
+    ensure_conv_table(n, r, M, 1);
     etk::dwconv_indirect(M, KH * KW, C, n.table.data(), w, bias, y, n.out_min, n.out_max);
     return;
   }
