@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tomllib
+import yaml
 
 from et_common import FIXTURES, REPO
 
@@ -173,6 +174,55 @@ def test_recipe_is_generated_from_manifest() -> None:
     assert (REPO / "recipe" / "recipe.yaml").read_text() == expected, "run scripts/build_conda.py --write-recipe"
 
 
+def test_recipe_reads_back_as_its_data() -> None:
+    # PyYAML's quoting keeps rattler-build's ${{ ... }} expressions and if/then/else items as they were written.
+    text = (REPO / "recipe" / "recipe.yaml").read_text()
+    data = build_conda.recipe_data(MANIFEST, VERSION)
+    assert yaml.safe_load(text) == data
+    assert yaml.safe_load(text)["context"]["version"] == VERSION  # a string, whatever the version looks like
+    assert '${{ pin_subpackage("executorch-runtime", exact=true) }}' in text
+    assert not re.search(r"[&*]id\d+", text), "the recipe must not use YAML anchors or aliases"
+    for output in data["outputs"][1:]:
+        assert output["tests"], f"{output['package']['name']} has no tests"
+
+
+RENDER = """
+import json, os, sys
+from rattler_build import Stage0Recipe, VariantConfig
+variant = VariantConfig({"c_compiler": ["gcc"], "cxx_compiler": ["gxx"], "c_stdlib": ["sysroot"],
+                         "c_stdlib_version": ["2.17"], "cuda_compiler": ["cuda-nvcc"]})
+out = {}
+for v in Stage0Recipe.from_file(sys.argv[1]).render(variant):
+    d = v.recipe.to_dict()
+    out[d["package"]["name"]] = [next(k for k in t if k != "requirements") for t in d.get("tests", [])]
+print(json.dumps(out))
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("offline", [True, False], ids=["offline", "online"])
+def test_recipe_tests_per_output(offline: bool) -> None:
+    """rattler-build renders each output's tests: offline the ones that run with channels=[], online more."""
+    env = dict(os.environ, EXECUTORCH_CONDA_PY_VER=PY_VER, EXECUTORCH_CONDA_CUDA="1")
+    env.pop("EXECUTORCH_CONDA_OFFLINE", None)
+    if offline:
+        env["EXECUTORCH_CONDA_OFFLINE"] = "1"
+    proc = run([sys.executable, "-c", RENDER, str(REPO / "recipe" / "recipe.yaml")], env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rendered = json.loads(proc.stdout.strip().splitlines()[-1])
+    tests = build_conda.output_tests(MANIFEST, VERSION)
+    assert set(rendered) == set(tests)
+    for output, t in tests.items():
+        expected = t.offline + ([] if offline else t.online)
+        assert rendered[output] == expected, output
+        # What does not run offline says why (it is repeated in the recipe's header).
+        assert bool(t.online) <= bool(t.not_offline), output
+    for name, comp in BUILT.items():  # every library whose environment is all this recipe's gets a CMake consumer
+        if "cmake_target" in comp and not comp.get("conda_run"):
+            assert "script" in tests[comp["conda"]].offline, name
+
+
 def test_wheel_matches_manifest() -> None:
     wheels = sorted(Path(os.environ.get("ET_WHEEL_DIR", REPO / "dist" / "wheels")).glob("executorch-*.whl"))
     assert len(wheels) == 1, f"expected one executorch wheel in dist/wheels, found {wheels}"
@@ -207,6 +257,11 @@ def test_package_contents(packages: dict[str, Path], output: str, tmp_path: Path
         assert index.get("noarch") == "generic" and info.files == []
         # Optional components (executorch-cuda) are installed on their own, never through the meta-package.
         assert {n: d.split()[1] for n, d in by_name.items()} == {o: f"=={VERSION}" for o in META_OUTPUTS}
+    # The recipe's tests travel in the package (info/tests/tests.yaml; package_contents ran while packaging).
+    embedded = yaml.safe_load((tmp_path / "x" / "info" / "tests" / "tests.yaml").read_text()) or []
+    expected = build_conda.output_tests(MANIFEST, VERSION)[output].offline
+    assert [next(iter(t)) for t in embedded] == [k for k in expected if k != "package_contents"], embedded
+    if output == META:
         return
     comp = OUTPUTS[output]
     result = build_conda.classify(info.files, MANIFEST, "conda", [comp], py_ver=PY_VER, with_devlinks=True)
