@@ -2,8 +2,10 @@
 
 A module of its own, not conftest.py: tests/kernels has a conftest.py too, so `from conftest import` would depend
 on collection order. The tests run against artifacts built by scripts/test.sh (or scripts/build_sdk.sh): the
-installed SDK prefix (ET_SDK_PREFIX), the sanitizer build tree (ET_ASAN_BUILD) and the fuzzer build tree
-(ET_FUZZ_BUILD); the fixtures in conftest.py copy the SDK to a temporary directory first.
+installed SDK prefix (ET_SDK_PREFIX), the release build tree (ET_RELEASE_BUILD), the sanitizer build tree
+(ET_ASAN_BUILD), the fuzzer build tree (ET_FUZZ_BUILD), the wheels (ET_WHEEL_DIR) and the conda channel
+(ET_CONDA_CHANNEL); the fixtures in conftest.py copy the SDK to a temporary directory first. A tree that is not
+there skips its tests with the command that builds it, and fails them under CI (missing_build).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -33,10 +36,63 @@ def damage_fixtures(variant: str) -> list[str]:
     ]
 
 
-def dir_from_env(name: str, default: Path) -> Path:
+# The commands that make each tree the tests read (scripts/test.sh runs all of them; keep these equal to it).
+BUILD_SDK = "bash scripts/build_sdk.sh"  # dist/executorch-sdk, build/release, dist/wheels, dist/conda-channel
+BUILD_ASAN = (
+    "cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DEXECUTORCH_SANITIZE=ON && cmake --build build/asan"
+)
+BUILD_FUZZ = (
+    "cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-19 "
+    "-DCMAKE_CXX_COMPILER=clang++-19 -DEXECUTORCH_BUILD_FUZZER=ON && cmake --build build/fuzz --target pte_fuzzer"
+)
+
+
+def under_ci() -> bool:
+    """CI=true (or 1, yes) in the environment: a missing build tree is a failure, never a skip."""
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def missing_build(what: str, command: str, env: str | None = None) -> NoReturn:
+    """The one rule for a build tree or artifact that is not there: skip, naming the command that makes it;
+    under CI fail instead, so a CI run can never pass by skipping."""
+    message = f"{what} is missing: build it with `{command}`" + (f" (or set {env})" if env else "")
+    if under_ci():
+        pytest.fail(f"{message} [CI=true: missing build trees fail]", pytrace=False)
+    pytest.skip(message)
+
+
+def dir_from_env(name: str, default: Path, command: str) -> Path:
+    """The directory named by environment variable `name` (else `default`); missing: see missing_build."""
     path = Path(os.environ.get(name, default))
     if not path.is_dir():
-        pytest.fail(f"{path} does not exist: build it first with scripts/test.sh (or set {name})")
+        missing_build(str(path), command, name)
+    return path
+
+
+def built_program(tree: Path, name: str, command: str) -> Path:
+    """`tree`/bin/`name`, a program of a build tree; missing (a tree configured but not built): missing_build."""
+    exe = tree / "bin" / name
+    if not exe.is_file():
+        missing_build(str(exe), command)
+    return exe
+
+
+def wheel_file(pattern: str = "executorch-*.whl") -> Path:
+    """The one wheel matching `pattern` in dist/wheels (or ET_WHEEL_DIR)."""
+    where = Path(os.environ.get("ET_WHEEL_DIR", REPO / "dist" / "wheels"))
+    found = sorted(where.glob(pattern))
+    if not found:
+        missing_build(f"{where}/{pattern}", BUILD_SDK, "ET_WHEEL_DIR")
+    if len(found) > 1:
+        pytest.fail(f"expected one {pattern} in {where}, found {[p.name for p in found]}: run {BUILD_SDK}")
+    return found[0]
+
+
+def conda_channel() -> Path:
+    """dist/conda-channel (or ET_CONDA_CHANNEL), as scripts/build_sdk.sh (scripts/build_conda.py) writes it."""
+    path = Path(os.environ.get("ET_CONDA_CHANNEL", REPO / "dist" / "conda-channel"))
+    if not (path / "noarch" / "repodata.json").is_file():
+        missing_build(f"the conda channel {path}", BUILD_SDK, "ET_CONDA_CHANNEL")
     return path
 
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from et_common import REPO
+from et_common import BUILD_SDK, REPO, missing_build
 
 sys.path.insert(0, str(REPO / "scripts"))
+import build_conda
 import check_artifacts
 
 
@@ -59,12 +60,16 @@ def test_only_exported_api_symbols(sdk: Path) -> None:
     assert not [s for s in kernels if "executorch" in s and "::" in s], kernels[:20]
 
 
+@pytest.mark.cuda
 def test_cuda_library_in_sdk(sdk: Path) -> None:
     # Built when nvcc is there (scripts/build_sdk.sh): the wheel's RUNPATH (cudart/cuBLAS from the NVIDIA wheels),
     # the claimed architectures installed beside it, and it defines none of the registries.
     libs = list((sdk / "lib").glob("libexecutorch_cuda.so.*"))
     if not libs:
-        pytest.skip("the SDK has no CUDA delegate (built only when nvcc and the NVIDIA wheels are there)")
+        missing = build_conda.cuda_toolchain_missing()
+        if missing is not None:
+            pytest.skip(f"the CUDA delegate is not built here: {missing}")
+        missing_build(f"{sdk / 'lib'}/libexecutorch_cuda.so.*", BUILD_SDK)
     dyn = check_artifacts.dynamic_entries(libs[0])
     assert dyn["RUNPATH"] == [check_artifacts.CUDA_WHEEL_RUNPATH] and dyn["SONAME"] == ["libexecutorch_cuda.so.0.1"]
     assert {"libcudart.so.13", "libcublas.so.13", "libexecutorch.so.0.1"} <= set(dyn["NEEDED"]), dyn

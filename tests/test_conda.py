@@ -23,7 +23,7 @@ import pytest
 import tomllib
 import yaml
 
-from et_common import FIXTURES, REPO
+from et_common import FIXTURES, REPO, conda_channel, wheel_file
 
 sys.path.insert(0, str(REPO / "scripts"))
 import build_conda
@@ -57,10 +57,7 @@ def tool(*args: str, env: dict[str, str] | None = None) -> str:
 
 @pytest.fixture(scope="session")
 def channel() -> Path:
-    path = Path(os.environ.get("ET_CONDA_CHANNEL", REPO / "dist" / "conda-channel"))
-    if not (path / "noarch" / "repodata.json").is_file():
-        pytest.fail(f"{path} is not a channel: build it with scripts/build_sdk.sh (or scripts/build_conda.py)")
-    return path
+    return conda_channel()
 
 
 @pytest.fixture(scope="session")
@@ -224,9 +221,7 @@ def test_recipe_tests_per_output(offline: bool) -> None:
 
 
 def test_wheel_matches_manifest() -> None:
-    wheels = sorted(Path(os.environ.get("ET_WHEEL_DIR", REPO / "dist" / "wheels")).glob("executorch-*.whl"))
-    assert len(wheels) == 1, f"expected one executorch wheel in dist/wheels, found {wheels}"
-    names = [n for n in zipfile.ZipFile(wheels[0]).namelist() if not n.endswith("/")]
+    names = [n for n in zipfile.ZipFile(wheel_file()).namelist() if not n.endswith("/")]
     expected = [n for n, c in BUILT.items() if c["wheel"] == "executorch"]
     result = build_conda.classify(names, MANIFEST, "wheel", expected)
     assert not result.problems(), result.problems()

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from et_common import FIXTURES, REPO
+from et_common import FIXTURES, REPO, conda_channel, wheel_file
 
 sys.path.insert(0, str(REPO / "scripts"))
 import check_cuda_device_code as dc
@@ -69,22 +69,12 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def wheels() -> dict[str, Path]:
-    where = Path(os.environ.get("ET_WHEEL_DIR", REPO / "dist" / "wheels"))
-    found = {}
-    for name, pattern in (("executorch", "executorch-*.whl"), ("executorch-cuda", "executorch_cuda-*.whl")):
-        got = sorted(where.glob(pattern))
-        if len(got) != 1:
-            pytest.fail(f"expected one {pattern} in {where}, found {got}: run scripts/build_sdk.sh")
-        found[name] = got[0]
-    return found
+    return {"executorch": wheel_file("executorch-*.whl"), "executorch-cuda": wheel_file("executorch_cuda-*.whl")}
 
 
 @pytest.fixture(scope="session")
 def channel() -> Path:
-    path = Path(os.environ.get("ET_CONDA_CHANNEL", REPO / "dist" / "conda-channel"))
-    if not (path / "noarch" / "repodata.json").is_file():
-        pytest.fail(f"{path} is not a channel: build it with scripts/build_sdk.sh")
-    return path
+    return conda_channel()
 
 
 def repack(dist_info: Path, out: Path) -> Path:
@@ -178,7 +168,7 @@ def test_wheel_metadata_and_files(wheels: dict[str, Path]) -> None:
     assert "SASS sm_75" in metadata and "PTX compute_120" in metadata  # the README is the long description
 
 
-def test_installs_next_to_cpu_wheel_and_cpu_runtime_works(venv: Path, tmp_path: Path) -> None:
+def test_installs_next_to_cpu_wheel_and_cpu_runtime_works(venv: Path, sdk: Path, tmp_path: Path) -> None:
     lib = site_packages(venv) / "executorch" / "lib"
     names = sorted(p.name for p in lib.glob("*.so*"))
     assert "libexecutorch_cuda.so.0.1" in names and "libexecutorch.so.0.1" in names, names
@@ -194,7 +184,7 @@ def test_installs_next_to_cpu_wheel_and_cpu_runtime_works(venv: Path, tmp_path: 
         fx for fx in json.loads((FIXTURES / "manifest.json").read_text())["fixtures"] if fx["name"] == "add_mul"
     )
     assert case  # the reference below is the SDK runner's, as in test_conda
-    runner = REPO / "dist" / "executorch-sdk" / "bin" / "executorch_runner"
+    runner = sdk / "bin" / "executorch_runner"
     np.save(tmp_path / "in.npy", np.arange(8, dtype=np.float32).reshape(2, 4))
     ok([str(runner), str(ADD_MUL), "--input", str(tmp_path / "in.npy"), "--output-dir", str(tmp_path)], env=clean_env())
     ref = np.load(tmp_path / "out0.npy").ravel()
@@ -221,8 +211,6 @@ def test_wheel_library_runpath_and_needed_resolve_in_venv(venv: Path) -> None:
 
 
 def test_cuda_program_fails_naming_missing_device(venv: Path, tmp_path: Path) -> None:
-    if not (site_packages(venv) / "executorch" / "lower.py").is_file():
-        pytest.skip("the executorch wheel has no executorch.lower (the lowering tool) yet")
     out = tmp_path / "add_mul_cuda.pte"
     proc = py(venv, "-m", "executorch.lower", "--backend", "cuda", str(ADD_MUL), "-o", str(out), cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -256,14 +244,14 @@ def device_check(lib: Path, claim: str | None) -> subprocess.CompletedProcess[st
     return run([*args, "--claim", claim] if claim else args)
 
 
-def test_device_code_matches_claim(wheels: dict[str, Path], tmp_path: Path) -> None:
+def test_device_code_matches_claim(wheels: dict[str, Path], sdk: Path, tmp_path: Path) -> None:
     lib = wheel_library(wheels, tmp_path)
     claim = json.dumps({"sass": CLAIM["sass"], "ptx": CLAIM["ptx"]})
     proc = device_check(lib, claim)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "cuobjdump agrees" in proc.stdout, proc.stdout  # the reader and NVIDIA's tool list the same entries
-    sdk = REPO / "dist" / "executorch-sdk" / "lib" / "libexecutorch_cuda.so.0.1"
-    proc = device_check(sdk, None)  # the claim from <prefix>/share/executorch/cuda-architectures.json
+    # No --claim: the claim comes from <prefix>/share/executorch/cuda-architectures.json.
+    proc = device_check(sdk / "lib" / "libexecutorch_cuda.so.0.1", None)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     results, problems = dc.check([lib], dc.Claim(CLAIM["sass"], CLAIM["ptx"]), None)
     assert not problems and results[0].sass == CLAIM["sass"] and results[0].ptx == CLAIM["ptx"]
@@ -311,8 +299,8 @@ def test_cuda_library_does_not_depend_on_source_path(wheels: dict[str, Path], tm
     assert not hashed, f"anonymous namespaces in CUDA sources (source-path hashes in the library): {hashed[:3]}"
 
 
-def test_device_code_reader_on_library_without_device_code() -> None:
-    lib = REPO / "dist" / "executorch-sdk" / "lib" / "libexecutorch.so.0.1"
+def test_device_code_reader_on_library_without_device_code(sdk: Path) -> None:
+    lib = sdk / "lib" / "libexecutorch.so.0.1"
     assert dc.read_library(lib) == []
     proc = device_check(lib, "75:ptx=75")
     assert proc.returncode == 1 and "has device code" in proc.stderr, proc.stderr

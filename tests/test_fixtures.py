@@ -12,7 +12,6 @@ import pytest
 from et_common import MANIFEST, REPO, Case, fixture_cases
 
 PORTABLE = fixture_cases("portable")
-XNNPACK = [c for c in fixture_cases("xnnpack") if c.index == 0]
 
 
 def run_case(sdk: Path, case: Case, out_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -35,18 +34,6 @@ def test_portable_fixture_matches_reference(sdk: Path, case: Case, tmp_path: Pat
             np.testing.assert_allclose(got, ref, atol=case.atol, rtol=case.rtol)
         else:
             np.testing.assert_array_equal(got, ref)
-
-
-@pytest.mark.parametrize("case", XNNPACK, ids=[c.id for c in XNNPACK])
-def test_xnnpack_fixture_without_delegate_names_the_package(
-    sdk: Path, case: Case, tmp_path: Path, quiet_env: dict[str, str]
-) -> None:
-    # The XNNPACK delegate is not part of this SDK build yet: loading must fail cleanly and say what to install.
-    if any((sdk / "lib").glob("libexecutorch_xnnpack.so*")):
-        pytest.skip("the XNNPACK delegate is installed; its own tests cover these programs")
-    proc = run_case(sdk, case, tmp_path, quiet_env)
-    assert proc.returncode == 2
-    assert "XnnpackBackend" in proc.stderr and "executorch-xnnpack" in proc.stderr, proc.stderr
 
 
 def test_every_fixture_operator_is_registered(sdk: Path, quiet_env: dict[str, str]) -> None:

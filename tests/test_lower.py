@@ -23,7 +23,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from et_common import FIXTURES, MANIFEST, REPO, fixture_cases
+from et_common import BUILD_SDK, FIXTURES, MANIFEST, REPO, built_program, fixture_cases, wheel_file
+
+sys.path.insert(0, str(REPO / "scripts"))
+import build_conda
 
 PORTABLE = sorted(FIXTURES.glob("*/portable.pte"))
 ALL_FIXTURES = sorted(FIXTURES.glob("*/portable.pte")) + sorted(FIXTURES.glob("*/xnnpack.pte"))
@@ -36,13 +39,11 @@ def _id(p: Path) -> str:
 @pytest.fixture(scope="session")
 def wheel_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the executorch wheel (and its dependencies: numpy, flatbuffers) installed."""
-    wheels = sorted(Path(os.environ.get("ET_WHEEL_DIR", REPO / "dist" / "wheels")).glob("executorch-*.whl"))
-    if len(wheels) != 1:
-        pytest.fail(f"expected one executorch wheel in dist/wheels, found {wheels}: run scripts/build_sdk.sh")
+    wheel = wheel_file()
     root = tmp_path_factory.mktemp("lower-venv") / "env"
     subprocess.run([sys.executable, "-m", "venv", str(root)], check=True)
     pip = [str(root / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    subprocess.run([*pip, str(wheels[0])], check=True)
+    subprocess.run([*pip, str(wheel)], check=True)
     return root
 
 
@@ -425,11 +426,8 @@ def test_loading_a_lowered_program_without_cuda_fails_clearly(et: dict[str, Modu
     assert "CudaBackend" in str(e.value) and "cuda" in str(e.value).lower()
 
 
-def test_runner_reports_missing_cuda_backend(et: dict[str, ModuleType], tmp_path: Path) -> None:
-    sdk = Path(os.environ.get("ET_SDK_PREFIX", REPO / "dist" / "executorch-sdk"))
+def test_runner_reports_missing_cuda_backend(et: dict[str, ModuleType], sdk: Path, tmp_path: Path) -> None:
     runner = sdk / "bin" / "executorch_runner"
-    if not runner.is_file():
-        pytest.fail(f"{runner} is missing: run scripts/build_sdk.sh")
     lowered = tmp_path / "mlp_cuda.pte"
     lowered.write_bytes(et["lower"].lower(FIXTURES / "mlp" / "portable.pte"))
     proc = subprocess.run(
@@ -481,27 +479,34 @@ def test_operator_list_is_the_delegates(et: dict[str, ModuleType]) -> None:
 
 
 # ------------------------------------------------------------------------------------ the C++ delegate (no GPU)
-RELEASE_BIN = REPO / "build" / "release" / "bin"
+def _cuda_test_binary(release_build: Path, name: str) -> Path:
+    """A CUDA test program of the release tree: scripts/build_sdk.sh builds them where nvcc 13 and the NVIDIA wheels
+    are installed (elsewhere these tests skip, naming what is missing)."""
+    missing = build_conda.cuda_toolchain_missing()
+    if missing is not None:
+        pytest.skip(f"the CUDA delegate is not built here: {missing}")
+    return built_program(release_build, name, BUILD_SDK)
 
 
-def _cuda_test_binary(name: str) -> Path:
-    exe = RELEASE_BIN / name
-    if not exe.exists():
-        pytest.skip(f"{exe} is not built (the builder builds the CUDA delegate only where nvcc 13 is installed)")
-    return exe
-
-
-def test_cuda_backend_host_checks() -> None:
+@pytest.mark.cuda
+def test_cuda_backend_host_checks(release_build: Path) -> None:
     """libexecutorch_cuda through the runtime: availability and its reason, payload rejections (AOTInductor,
     truncation, unknown operators, ...), a hand-built payload, Module errors (tests/cpp/cuda_backend_test.cpp)."""
-    proc = subprocess.run([_cuda_test_binary("cuda_backend_test")], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0 and " 0 failed" in proc.stdout, proc.stdout[-4000:] + proc.stderr[-2000:]
+    proc = subprocess.run(
+        [_cuda_test_binary(release_build, "cuda_backend_test")], capture_output=True, text=True, timeout=300
+    )
+    out = proc.stdout  # GoogleTest's summary
+    passed = proc.returncode == 0 and "[  PASSED  ]" in out and "[  FAILED  ]" not in out
+    assert passed, out[-4000:] + proc.stderr[-2000:]
 
 
-def test_cuda_delegate_emulation_runs_every_lowered_fixture(et: dict[str, ModuleType], tmp_path: Path) -> None:
+@pytest.mark.cuda
+def test_cuda_delegate_emulation_runs_every_lowered_fixture(
+    et: dict[str, ModuleType], release_build: Path, tmp_path: Path
+) -> None:
     """The delegate's own reader, shape planner and executor (device operations emulated on the host, cuBLAS with
     its column-major rules) run every portable fixture as lowered by executorch.lower and match the references."""
-    exe = _cuda_test_binary("cuda_emulation_test")
+    exe = _cuda_test_binary(release_build, "cuda_emulation_test")
     pairs: list[str] = []
     for fx in MANIFEST["fixtures"]:
         out = tmp_path / f"{fx['name']}.pte"

@@ -10,16 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from et_common import REPO, dir_from_env
+from et_common import BUILD_SDK, built_program
 
 
 @pytest.fixture(scope="module")
-def load_test(sdk: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def load_test(sdk: Path, release_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The test program next to a copy of the installed SDK's libraries (its RUNPATH is $ORIGIN/../lib), so it runs
     on the shipped libexecutorch_threadpool, away from the source and build trees."""
-    built = dir_from_env("ET_RELEASE_BUILD", REPO / "build" / "release") / "bin" / "threadpool_load_test"
-    if not built.exists():
-        pytest.skip(f"{built} is not built: run scripts/build_sdk.sh (it builds build/release with the tests)")
+    built = built_program(release_build, "threadpool_load_test", BUILD_SDK)
     root = tmp_path_factory.mktemp("threadpool")
     (root / "bin").mkdir()
     shutil.copytree(sdk / "lib", root / "lib", symlinks=True)

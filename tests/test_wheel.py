@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from et_common import FIXTURES, REPO
+from et_common import FIXTURES, REPO, wheel_file
 
 sys.path.insert(0, str(REPO / "scripts"))
 import check_artifacts
@@ -25,10 +25,7 @@ def run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="session")
 def wheel() -> Path:
-    wheels = sorted(Path(os.environ.get("ET_WHEEL_DIR", REPO / "dist" / "wheels")).glob("executorch-*.whl"))
-    if len(wheels) != 1:
-        pytest.fail(f"expected one executorch wheel in dist/wheels, found {wheels}: run scripts/build_sdk.sh")
-    return wheels[0]
+    return wheel_file()
 
 
 @pytest.fixture(scope="session")

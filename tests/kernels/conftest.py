@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent.parent
+from et_common import BUILD_ASAN, BUILD_SDK, built_program
+
 HARNESS = "executorch_op_harness"
 
 _DT = {
@@ -145,24 +146,14 @@ class Runner:
         return res
 
 
-def _build_dir(env: str, default: str) -> Path:
-    return Path(os.environ.get(env, REPO / default))
+@pytest.fixture(scope="session")
+def harness_exe(release_build: Path) -> Path:
+    return built_program(release_build, HARNESS, BUILD_SDK)
 
 
 @pytest.fixture(scope="session")
-def harness_exe() -> Path:
-    exe = _build_dir("ET_RELEASE_BUILD", "build/release") / "bin" / HARNESS
-    if not exe.is_file():
-        pytest.fail(f"{exe} does not exist: build it first (scripts/build_sdk.sh) or set ET_RELEASE_BUILD")
-    return exe
-
-
-@pytest.fixture(scope="session")
-def asan_harness_exe() -> Path:
-    exe = _build_dir("ET_ASAN_BUILD", "build/asan") / "bin" / HARNESS
-    if not exe.is_file():
-        pytest.skip(f"{exe} does not exist (sanitizer build not made)")
-    return exe
+def asan_harness_exe(asan_build: Path) -> Path:
+    return built_program(asan_build, HARNESS, BUILD_ASAN)
 
 
 @pytest.fixture
