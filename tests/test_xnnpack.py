@@ -33,10 +33,14 @@ def run_case(sdk: Path, case: Case, out_dir: Path, env: dict[str, str]) -> subpr
     return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=out_dir, timeout=120)
 
 
-def counts(output: str) -> tuple[int, int]:
-    m = re.search(r"^(\d+) passed, (\d+) failed$", output, re.M)
-    assert m, output[-2000:]
-    return int(m.group(1)), int(m.group(2))
+def gtest_passed(proc: subprocess.CompletedProcess[str]) -> int:
+    """How many tests a GoogleTest program passed; asserts that it exited 0 and that no test failed or skipped."""
+    out = proc.stdout
+    m = re.search(r"^\[  PASSED  \] (\d+) tests?\.$", out, re.M)
+    assert proc.returncode == 0 and m and "[  FAILED  ]" not in out and "[  SKIPPED ]" not in out, (
+        out[-4000:] + proc.stderr[-4000:]
+    )
+    return int(m.group(1))
 
 
 def test_real_networks_are_there() -> None:
@@ -190,9 +194,7 @@ def test_payload_damage_fails_cleanly(asan_build: Path) -> None:
     exe = asan_build / "bin" / "xnnpack_payload_test"
     env = dict(os.environ, **SAN_ENV)
     proc = subprocess.run([str(exe), str(FIXTURES)], capture_output=True, text=True, env=env, timeout=600)
-    passed, failed = counts(proc.stdout)
-    assert proc.returncode == 0 and failed == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
-    assert passed >= 80
+    assert gtest_passed(proc) >= 3  # the undamaged programs, the flips and the targeted damage
 
 
 @pytest.mark.parametrize("name", damage_fixtures("xnnpack"))
@@ -208,6 +210,4 @@ def test_damaged_xnnpack_programs_fail_cleanly(asan_build: Path, name: str) -> N
         env=env,
         timeout=900,
     )
-    passed, failed = counts(proc.stdout)
-    assert proc.returncode == 0 and failed == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
-    assert passed > 300
+    assert gtest_passed(proc) >= 6

@@ -1,4 +1,4 @@
-// CudaBackend (libexecutorch_cuda) test, built with -DEXECUTORCH_BUILD_CUDA=ON.
+// CudaBackend (libexecutorch_cuda) test (GoogleTest), built with -DEXECUTORCH_BUILD_CUDA=ON.
 //
 // Loads the library through the runtime's component loader and checks, on any machine:
 //   * every operator of cpp/cuda/operators.txt is known to the reader;
@@ -31,6 +31,9 @@
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/platform/components.h>
 
+#include <gtest/gtest.h>
+
+#include "gtest_support.h"
 #include "program_generated.h"
 
 using executorch::runtime::ArrayRef;
@@ -43,17 +46,11 @@ using executorch::runtime::last_error_message;
 
 namespace {
 
-int g_passed = 0;
-int g_failed = 0;
-
+// EXPECT_TRUE(ok) with what was checked; passing checks are listed too ("ok   what"), as the messages they carry
+// (the reader's error texts) are part of what this test shows.
 void check(bool ok, const std::string& what, const std::string& detail = "") {
-  if (ok) {
-    ++g_passed;
-    std::printf("ok   %s\n", what.c_str());
-  } else {
-    ++g_failed;
-    std::printf("FAIL %s%s%s\n", what.c_str(), detail.empty() ? "" : ": ", detail.c_str());
-  }
+  EXPECT_TRUE(ok) << what << (detail.empty() ? "" : ": ") << detail;
+  if (ok) std::printf("ok   %s\n", what.c_str());
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
@@ -263,28 +260,52 @@ void run_module(const std::vector<uint8_t>& pte, bool have_device) {
   }
 }
 
-}  // namespace
-
-int main() {
-  preload_cuda_libraries();
-  Error e = executorch::runtime::load_component("cuda");
-  check(e == Error::Ok, "load_component(\"cuda\")", last_error_message());
-  BackendInterface* backend = executorch::runtime::get_backend_class("CudaBackend");
-  check(backend != nullptr, "CudaBackend is registered");
-  if (backend == nullptr) {
-    std::printf("%d passed, %d failed\n", g_passed, g_failed);
-    return 1;
+// libexecutorch_cuda loaded once per process through the component loader, CUDA libraries preloaded first.
+class CudaBackendTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    preload_cuda_libraries();
+    load_error_ = executorch::runtime::load_component("cuda");
+    load_message_ = last_error_message();
+    backend_ = executorch::runtime::get_backend_class("CudaBackend");
+    if (backend_ != nullptr) {
+      executorch::runtime::clear_last_error();
+      have_device_ = backend_->is_available();
+      why_ = last_error_message();
+      std::printf("is_available(): %s%s%s\n", have_device_ ? "true" : "false", why_.empty() ? "" : " -- ",
+                  why_.c_str());
+    }
   }
+  void SetUp() override {
+    ASSERT_EQ(load_error_, Error::Ok) << "load_component(\"cuda\"): " << load_message_;
+    ASSERT_NE(backend_, nullptr) << "CudaBackend is not registered";
+  }
+  static inline Error load_error_ = Error::Ok;
+  static inline std::string load_message_;
+  static inline BackendInterface* backend_ = nullptr;
+  static inline bool have_device_ = false;
+  static inline std::string why_;  // is_available()'s reason
+  const std::vector<uint8_t> good_ = wrap(build_program(Inner{}));
+  const std::string aoti_ = "AOTInductor";
+  const std::string lower_ = "python -m executorch.lower --backend cuda";
+};
 
-  executorch::runtime::clear_last_error();
-  const bool have_device = backend->is_available();
-  const std::string why = last_error_message();
-  std::printf("is_available(): %s%s%s\n", have_device ? "true" : "false", why.empty() ? "" : " -- ", why.c_str());
-  if (!have_device) check(contains(why, "no CUDA device: cudaGetDeviceCount"), "is_available() gives the reason", why);
+std::vector<uint8_t> elf_payload() {
+  std::vector<uint8_t> elf = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+  elf.resize(256, 0);
+  return elf;
+}
 
-  const std::vector<uint8_t> good = wrap(build_program(Inner{}));
+TEST_F(CudaBackendTest, AvailabilityGivesItsReason) {
+  if (!have_device_) check(contains(why_, "no CUDA device: cudaGetDeviceCount"), "is_available() gives the reason", why_);
+}
 
-  // Rejections (host-side checks, independent of any device).
+// Rejections (host-side checks, independent of any device).
+TEST_F(CudaBackendTest, ReaderRejectsBadPayloads) {
+  BackendInterface* backend = backend_;
+  const std::vector<uint8_t>& good = good_;
+  const std::string& aoti = aoti_;
+  const std::string& lower = lower_;
   std::vector<uint8_t> bad = good;
   std::memcpy(bad.data(), "ETCUDA02", 8);
   expect_reject(backend, "bad magic", bad, {"bad magic", "ETCUDA01"});
@@ -294,11 +315,7 @@ int main() {
   bad = good;
   bad.insert(bad.end(), 16, 0);
   expect_reject(backend, "length mismatch", bad, {"length mismatch"});
-  const std::string aoti = "AOTInductor";
-  const std::string lower = "python -m executorch.lower --backend cuda";
-  std::vector<uint8_t> elf = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
-  elf.resize(256, 0);
-  expect_reject(backend, "ELF payload", elf, {aoti, lower});
+  expect_reject(backend, "ELF payload", elf_payload(), {aoti, lower});
   {
     static char key[] = "method_name";
     static char value[] = "forward";
@@ -318,30 +335,6 @@ int main() {
   Inner conv;
   conv.op0 = "aten::convolution";
   expect_reject(backend, "unknown operator", wrap(build_program(conv)), {"aten::convolution.out", "operators.txt"});
-  // Every operator of cpp/cuda/operators.txt is known to the reader (it may reject these calls for their
-  // arguments, but never as an unknown or unimplemented operator).
-  {
-    std::ifstream list(ET_CUDA_OPERATORS_TXT);
-    std::string line;
-    int n = 0, bad_ops = 0;
-    std::string bad_names;
-    while (std::getline(list, line)) {
-      if (line.empty() || line[0] == '#') continue;
-      const size_t dot = line.find('.');
-      Inner op;
-      op.op0 = line.substr(0, dot);
-      op.op0_overload = dot == std::string::npos ? "" : line.substr(dot + 1);
-      InitResult r = init(backend, wrap(build_program(op)));
-      if (r.error == Error::Ok) backend->destroy(r.handle);
-      ++n;
-      if (contains(r.message, "not one the CUDA delegate runs") || contains(r.message, "has no kernel")) {
-        ++bad_ops;
-        bad_names += " " + line;
-      }
-    }
-    check(n > 20 && bad_ops == 0, "all " + std::to_string(n) + " operators of operators.txt are implemented",
-          bad_names);
-  }
   Inner i64;
   i64.x_type = et_pte::ScalarType::LONG;
   expect_reject(backend, "int64 tensor", wrap(build_program(i64)), {"fp32"});
@@ -360,71 +353,106 @@ int main() {
   Inner writes_const;
   writes_const.mm_args = {0, 3, 1};
   expect_reject(backend, "call writing a constant", wrap(build_program(writes_const)), {"constant"});
+}
 
-  // Random damage and truncations of the valid payload: any outcome but a crash (run under ASan in CI builds).
-  {
-    uint32_t seed = 12345;
-    auto rnd = [&seed]() {
-      seed = seed * 1664525u + 1013904223u;
-      return seed >> 8;
-    };
-    int rejected = 0, total = 0;
-    const char* rounds_env = std::getenv("ET_CUDA_FUZZ_ROUNDS");
-    const int rounds = rounds_env ? std::atoi(rounds_env) : 600;
-    for (int round = 0; round < rounds; ++round) {
-      std::vector<uint8_t> m = good;
-      const int flips = 1 + static_cast<int>(rnd() % 4);
-      for (int f = 0; f < flips; ++f) m[16 + rnd() % (m.size() - 16)] ^= static_cast<uint8_t>(1u << (rnd() % 8));
-      InitResult r = init(backend, m);
-      if (r.error == Error::Ok) backend->destroy(r.handle);
-      rejected += r.error != Error::Ok && !contains(r.message, "payload accepted");
-      ++total;
-    }
-    for (size_t cut = 0; cut < good.size(); cut += 13) {
-      InitResult r = init(backend, std::vector<uint8_t>(good.begin(), good.begin() + static_cast<long>(cut)));
-      if (r.error == Error::Ok) backend->destroy(r.handle);
-      rejected += r.error != Error::Ok && !contains(r.message, "payload accepted");
-      ++total;
-    }
-    std::printf("note: %d of %d damaged/truncated payloads rejected by the reader (the rest hit data bytes)\n",
-                rejected, total);
-    check(true, "damaged and truncated payloads do not crash the reader");
-  }
-
-  // The valid payload.
-  {
-    InitResult r = init(backend, good);
-    if (have_device) {
-      check(r.error == Error::Ok, "valid payload initialises on the GPU", r.message);
-      if (r.error == Error::Ok) backend->destroy(r.handle);
-    } else {
-      check(r.error != Error::Ok && contains(r.message, "payload accepted (3 kernel calls)") &&
-                contains(r.message, "no CUDA device"),
-            "valid payload is accepted, then needs a device -> " + r.message);
+// Every operator of cpp/cuda/operators.txt is known to the reader (it may reject these calls for their
+// arguments, but never as an unknown or unimplemented operator).
+TEST_F(CudaBackendTest, ReaderKnowsEveryListedOperator) {
+  BackendInterface* backend = backend_;
+  std::ifstream list(ET_CUDA_OPERATORS_TXT);
+  std::string line;
+  int n = 0, bad_ops = 0;
+  std::string bad_names;
+  while (std::getline(list, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t dot = line.find('.');
+    Inner op;
+    op.op0 = line.substr(0, dot);
+    op.op0_overload = dot == std::string::npos ? "" : line.substr(dot + 1);
+    InitResult r = init(backend, wrap(build_program(op)));
+    if (r.error == Error::Ok) backend->destroy(r.handle);
+    ++n;
+    if (contains(r.message, "not one the CUDA delegate runs") || contains(r.message, "has no kernel")) {
+      ++bad_ops;
+      bad_names += " " + line;
     }
   }
+  check(n > 20 && bad_ops == 0, "all " + std::to_string(n) + " operators of operators.txt are implemented",
+        bad_names);
+}
 
-  // A whole program through Module (and, with a device, dynamic batch).
+// Random damage and truncations of the valid payload: any outcome but a crash (run under ASan in CI builds).
+TEST_F(CudaBackendTest, DamagedPayloadsDoNotCrashTheReader) {
+  BackendInterface* backend = backend_;
+  const std::vector<uint8_t>& good = good_;
+  uint32_t seed = 12345;
+  auto rnd = [&seed]() {
+    seed = seed * 1664525u + 1013904223u;
+    return seed >> 8;
+  };
+  int rejected = 0, total = 0;
+  const char* rounds_env = std::getenv("ET_CUDA_FUZZ_ROUNDS");
+  const int rounds = rounds_env ? std::atoi(rounds_env) : 600;
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<uint8_t> m = good;
+    const int flips = 1 + static_cast<int>(rnd() % 4);
+    for (int f = 0; f < flips; ++f) m[16 + rnd() % (m.size() - 16)] ^= static_cast<uint8_t>(1u << (rnd() % 8));
+    InitResult r = init(backend, m);
+    if (r.error == Error::Ok) backend->destroy(r.handle);
+    rejected += r.error != Error::Ok && !contains(r.message, "payload accepted");
+    ++total;
+  }
+  for (size_t cut = 0; cut < good.size(); cut += 13) {
+    InitResult r = init(backend, std::vector<uint8_t>(good.begin(), good.begin() + static_cast<long>(cut)));
+    if (r.error == Error::Ok) backend->destroy(r.handle);
+    rejected += r.error != Error::Ok && !contains(r.message, "payload accepted");
+    ++total;
+  }
+  std::printf("note: %d of %d damaged/truncated payloads rejected by the reader (the rest hit data bytes)\n",
+              rejected, total);
+  check(true, "damaged and truncated payloads do not crash the reader");
+}
+
+// The valid payload.
+TEST_F(CudaBackendTest, ValidPayload) {
+  BackendInterface* backend = backend_;
+  InitResult r = init(backend, good_);
+  if (have_device_) {
+    check(r.error == Error::Ok, "valid payload initialises on the GPU", r.message);
+    if (r.error == Error::Ok) backend->destroy(r.handle);
+  } else {
+    check(r.error != Error::Ok && contains(r.message, "payload accepted (3 kernel calls)") &&
+              contains(r.message, "no CUDA device"),
+          "valid payload is accepted, then needs a device -> " + r.message);
+  }
+}
+
+// A whole program through Module (and, with a device, dynamic batch).
+TEST_F(CudaBackendTest, ModuleRunsTheProgram) {
   Inner dyn;
   dyn.x_dynamic = true;
-  run_module(build_outer(wrap(build_program(dyn)), true), have_device);
+  run_module(build_outer(wrap(build_program(dyn)), true), have_device_);
+}
 
-  // An upstream AOTInductor payload is named as such through Module, with or without a device (without one the
-  // runtime asks the backend's validate() before reporting "not available").
-  {
-    std::unique_ptr<uint8_t, void (*)(void*)> copy(nullptr, std::free);
-    const std::vector<uint8_t> pte = build_outer(elf, false);
-    copy.reset(static_cast<uint8_t*>(std::aligned_alloc(16, (pte.size() + 15) / 16 * 16 + 16)));
-    std::memcpy(copy.get(), pte.data(), pte.size());
-    executorch::extension::module::Module module(
-        std::make_unique<executorch::extension::BufferDataLoader>(copy.get(), pte.size()));
-    executorch::runtime::clear_last_error();
-    const Error load = module.load_method("forward");
-    const std::string msg = last_error_message();
-    check(load != Error::Ok && contains(msg, aoti) && contains(msg, lower) && !contains(msg, "no CUDA device"),
-          "Module with an AOTInductor payload names it -> " + msg);
-  }
+// An upstream AOTInductor payload is named as such through Module, with or without a device (without one the
+// runtime asks the backend's validate() before reporting "not available").
+TEST_F(CudaBackendTest, ModuleNamesAnAOTInductorPayload) {
+  std::unique_ptr<uint8_t, void (*)(void*)> copy(nullptr, std::free);
+  const std::vector<uint8_t> pte = build_outer(elf_payload(), false);
+  copy.reset(static_cast<uint8_t*>(std::aligned_alloc(16, (pte.size() + 15) / 16 * 16 + 16)));
+  std::memcpy(copy.get(), pte.data(), pte.size());
+  executorch::extension::module::Module module(
+      std::make_unique<executorch::extension::BufferDataLoader>(copy.get(), pte.size()));
+  executorch::runtime::clear_last_error();
+  const Error load = module.load_method("forward");
+  const std::string msg = last_error_message();
+  check(load != Error::Ok && contains(msg, aoti_) && contains(msg, lower_) && !contains(msg, "no CUDA device"),
+        "Module with an AOTInductor payload names it -> " + msg);
+}
 
-  std::printf("%d passed, %d failed (%s)\n", g_passed, g_failed, have_device ? "with a CUDA device" : "no CUDA device");
-  return g_failed == 0 ? 0 : 1;
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
 }

@@ -1,7 +1,10 @@
-// Feeds damaged versions of a .pte file to the runtime: truncations, random byte flips, a wrong identifier, and
+// Feeds damaged versions of .pte files to the runtime: truncations, random byte flips, a wrong identifier, and
 // targeted out-of-range indices, sizes and offsets. Every damaged file must give a non-Ok Error (flips may also
-// succeed, when they hit weight data) and never crash. Run under AddressSanitizer + UBSan in CI.
+// succeed, when they hit weight data) and never crash. Run under AddressSanitizer + UBSan in CI (GoogleTest).
+// Usage: robustness_test [gtest flags] FILE.pte... [--flips N]
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -9,24 +12,55 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "gtest_support.h"
 #include "program_generated.h"
 #include "run_program.h"
+
+#ifndef GTEST_FLAG_GET
+#define GTEST_FLAG_GET(name) ::testing::GTEST_FLAG(name)
+#endif
 
 using executorch::runtime::Error;
 
 namespace {
 
-int g_passed = 0;
-int g_failed = 0;
+std::vector<std::string> g_files;  // the FILE.pte arguments
+int g_flips = 300;
+
+struct Pte {
+  std::string path;
+  std::vector<uint8_t> bytes;
+  bool runs = false;  // the intact file loads and runs
+};
+
+// The files, read once per process; the intact programs are run once too.
+const std::vector<Pte>& ptes() {
+  static const std::vector<Pte> all = [] {
+    std::vector<Pte> out;
+    for (const std::string& path : g_files) {
+      std::ifstream in(path, std::ios::binary);
+      Pte p{path, std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>())};
+      p.runs = p.bytes.size() >= 64 && et_test::run_program_bytes(p.bytes.data(), p.bytes.size()) == Error::Ok;
+      out.push_back(std::move(p));
+    }
+    return out;
+  }();
+  return all;
+}
+
+// The files the damage tests start from: those whose intact program runs (IntactProgramsRun reports the others).
+std::vector<const Pte*> usable() {
+  std::vector<const Pte*> out;
+  for (const Pte& p : ptes()) {
+    if (p.runs) out.push_back(&p);
+  }
+  return out;
+}
 
 void expect_error(const std::string& what, const std::vector<uint8_t>& bytes) {
-  const Error e = et_test::run_program_bytes(bytes.data(), bytes.size());
-  if (e == Error::Ok) {
-    ++g_failed;
-    std::printf("FAIL %s: accepted\n", what.c_str());
-  } else {
-    ++g_passed;
-  }
+  EXPECT_NE(et_test::run_program_bytes(bytes.data(), bytes.size()), Error::Ok) << what << ": accepted";
 }
 
 // Applies `mutate` to a fresh copy of the program and expects an error.
@@ -46,39 +80,22 @@ bool mut(V* v, uint32_t i, T x) {
 
 et_pte::ExecutionPlan* plan0(et_pte::Program* p) { return p->mutable_execution_plan()->GetMutableObject(0); }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: robustness_test FILE.pte... [--flips N]\n");
-    return 1;
-  }
-  int flips = 300;
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--flips" && i + 1 < argc) {
-      flips = std::atoi(argv[++i]);
-    } else {
-      files.push_back(argv[i]);
-    }
-  }
-  for (const std::string& path : files) {
-    std::ifstream in(path, std::ios::binary);
-    std::vector<uint8_t> original((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (original.size() < 64) {
-      std::printf("FAIL %s: cannot read\n", path.c_str());
-      ++g_failed;
+TEST(Robustness, IntactProgramsRun) {
+  ASSERT_FALSE(g_files.empty()) << "no FILE.pte arguments";
+  for (const Pte& p : ptes()) {
+    if (p.bytes.size() < 64) {
+      ADD_FAILURE() << p.path << ": cannot read";
       continue;
     }
-    // The intact file must run.
-    if (et_test::run_program_bytes(original.data(), original.size()) != Error::Ok) {
-      std::printf("FAIL %s: intact file does not run\n", path.c_str());
-      ++g_failed;
-      continue;
-    }
-    ++g_passed;
+    EXPECT_TRUE(p.runs) << p.path << ": intact file does not run";
+  }
+}
 
-    // Truncation at many offsets (every offset in the first 128 bytes, then ~200 spread over the file).
+// Truncation at many offsets (every offset in the first 128 bytes, then ~200 spread over the file).
+TEST(Robustness, Truncations) {
+  for (const Pte* p : usable()) {
+    const std::string& path = p->path;
+    const std::vector<uint8_t>& original = p->bytes;
     std::vector<size_t> cuts;
     for (size_t i = 0; i < 128 && i < original.size(); ++i) cuts.push_back(i);
     for (size_t k = 1; k < 200; ++k) cuts.push_back(original.size() * k / 200);
@@ -87,27 +104,41 @@ int main(int argc, char** argv) {
       expect_error(path + " truncated at " + std::to_string(cut),
                    std::vector<uint8_t>(original.begin(), original.begin() + static_cast<long>(cut)));
     }
+  }
+}
 
-    // Wrong identifiers.
+TEST(Robustness, WrongIdentifiers) {
+  for (const Pte* p : usable()) {
     for (const char* id : {"ET11", "ET13", "XXXX", "\0\0\0\0"}) {
-      std::vector<uint8_t> bytes = original;
+      std::vector<uint8_t> bytes = p->bytes;
       std::memcpy(bytes.data() + 4, id, 4);
-      expect_error(path + " identifier", bytes);
+      expect_error(p->path + " identifier", bytes);
     }
+  }
+}
 
-    // Random byte flips: must never crash; a flip inside weight data may still run.
+// Random byte flips: must never crash (reaching the end is the check); a flip inside weight data may still run.
+TEST(Robustness, RandomFlipsNeverCrash) {
+  for (const Pte* p : usable()) {
+    const std::vector<uint8_t>& original = p->bytes;
     std::mt19937 rng(12345);
     int flip_ok = 0;
-    for (int t = 0; t < flips; ++t) {
+    for (int t = 0; t < g_flips; ++t) {
       std::vector<uint8_t> bytes = original;
       const int n = 1 + static_cast<int>(rng() % 8);
       for (int k = 0; k < n; ++k) bytes[rng() % bytes.size()] ^= static_cast<uint8_t>(1 + rng() % 255);
       if (et_test::run_program_bytes(bytes.data(), bytes.size()) == Error::Ok) ++flip_ok;
     }
-    ++g_passed;  // survived every flip
-    std::printf("%s: %d random flips, %d still ran (flips in weight data), no crash\n", path.c_str(), flips, flip_ok);
+    std::printf("%s: %d random flips, %d still ran (flips in weight data), no crash\n", p->path.c_str(), g_flips,
+                flip_ok);
+  }
+}
 
-    // Targeted damage through the schema.
+// Targeted damage through the schema.
+TEST(Robustness, TargetedSchemaDamage) {
+  for (const Pte* pte : usable()) {
+    const std::string& path = pte->path;
+    const std::vector<uint8_t>& original = pte->bytes;
     mutate_case(path + " operator index", original, [](et_pte::Program* p) {
       auto* list = plan0(p)->mutable_chains()->GetMutableObject(0)->mutable_instructions();
       for (uint32_t k = 0; k < list->size(); ++k) {
@@ -237,22 +268,44 @@ int main(int argc, char** argv) {
       }
       return false;
     });
-    {
-      std::vector<uint8_t> bytes = original;
-      if (std::memcmp(bytes.data() + 8, "eh00", 4) == 0) {
-        const uint64_t huge = uint64_t(1) << 60;
-        std::memcpy(bytes.data() + 16, &huge, 8);
-        expect_error(path + " header program size", bytes);
-        bytes = original;
-        std::memcpy(bytes.data() + 24, &huge, 8);
-        expect_error(path + " header segment offset", bytes);
-        bytes = original;
-        const uint32_t short_len = 8;
-        std::memcpy(bytes.data() + 12, &short_len, 4);
-        expect_error(path + " header length", bytes);
-      }
+  }
+}
+
+// The extended header ("eh00"), where the file has one.
+TEST(Robustness, HeaderDamage) {
+  for (const Pte* pte : usable()) {
+    const std::string& path = pte->path;
+    const std::vector<uint8_t>& original = pte->bytes;
+    std::vector<uint8_t> bytes = original;
+    if (std::memcmp(bytes.data() + 8, "eh00", 4) == 0) {
+      const uint64_t huge = uint64_t(1) << 60;
+      std::memcpy(bytes.data() + 16, &huge, 8);
+      expect_error(path + " header program size", bytes);
+      bytes = original;
+      std::memcpy(bytes.data() + 24, &huge, 8);
+      expect_error(path + " header segment offset", bytes);
+      bytes = original;
+      const uint32_t short_len = 8;
+      std::memcpy(bytes.data() + 12, &short_len, 4);
+      expect_error(path + " header length", bytes);
     }
   }
-  std::printf("%d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);  // removes the --gtest_* flags
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--flips" && i + 1 < argc) {
+      g_flips = std::atoi(argv[++i]);
+    } else {
+      g_files.push_back(argv[i]);
+    }
+  }
+  if (g_files.empty() && !GTEST_FLAG_GET(list_tests)) {
+    std::fprintf(stderr, "usage: robustness_test [gtest flags] FILE.pte... [--flips N]\n");
+    return 1;
+  }
+  return RUN_ALL_TESTS();
 }

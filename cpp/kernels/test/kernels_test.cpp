@@ -1,10 +1,13 @@
-// Standalone checks for libexecutorch_kernels: GEMM and convolution against naive references, and a
+// Standalone checks for libexecutorch_kernels (GoogleTest): GEMM and convolution against naive references, and a
 // random-argument robustness sweep over every registered kernel (it must fail cleanly, never crash).
-// Usage: executorch_kernels_test [--bench] [--fuzz-iters N]
+// Usage: executorch_kernels_test [gtest flags] [--bench] [--fuzz-iters N]
+// Each test seeds its own random generator, so a test run alone (--gtest_filter, ctest) sees the same cases.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -15,7 +18,10 @@
 #include <executorch/runtime/kernel/kernel_includes.h>
 #include <executorch/runtime/platform/components.h>
 
+#include <gtest/gtest.h>
+
 #include "gemm.h"
+#include "gtest_support.h"
 
 using namespace executorch::runtime;
 using executorch::aten::ScalarType;
@@ -25,16 +31,18 @@ using executorch::aten::TensorShapeDynamism;
 
 namespace {
 
-int g_failures = 0;
-#define CHECK(c, ...)                                     \
-  do {                                                    \
-    if (!(c)) {                                           \
-      ++g_failures;                                       \
-      std::printf("FAIL %s:%d: ", __FILE__, __LINE__);    \
-      std::printf(__VA_ARGS__);                           \
-      std::printf("\n");                                  \
-    }                                                     \
-  } while (0)
+bool g_bench = false;
+int g_fuzz_iters = 200;
+
+// printf-style failure messages: EXPECT_...(...) << fmt("mm %dx%d", m, n).
+__attribute__((format(printf, 1, 2))) std::string fmt(const char* f, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
 
 // A tensor owning its metadata and storage.
 struct OwnedTensor {
@@ -82,11 +90,12 @@ struct IntList {
   EValue value() { return EValue(BoxedEvalueList<int64_t>(ptrs.data(), scratch.data(), ptrs.size())); }
 };
 
+// The registered kernel, or nullptr (and a test failure) when it is missing.
 OpFunction op(const char* name) {
   auto r = get_op_function_from_registry(name);
   if (!r.ok()) {
-    std::printf("missing op %s\n", name);
-    std::exit(1);
+    ADD_FAILURE() << "missing op " << name;
+    return nullptr;
   }
   return r.get();
 }
@@ -95,11 +104,13 @@ Error call(const char* name, std::vector<EValue>& vals) {
   std::vector<EValue*> ptrs;
   for (auto& v : vals) ptrs.push_back(&v);
   KernelRuntimeContext ctx;
-  op(name)(ctx, Span<EValue*>(ptrs.data(), ptrs.size()));
+  OpFunction f = op(name);
+  if (f == nullptr) return Error::OperatorMissing;
+  f(ctx, Span<EValue*>(ptrs.data(), ptrs.size()));
   return ctx.failure_state();
 }
 
-std::mt19937 rng(1234);
+std::mt19937 rng;  // seeded by each test
 float frand() { return std::uniform_real_distribution<float>(-1.f, 1.f)(rng); }
 int irand(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
 
@@ -107,7 +118,19 @@ void fill(const OwnedTensor& t) {
   for (int64_t i = 0; i < t.numel(); ++i) t.f()[t.offset(i)] = frand();
 }
 
-void test_mm() {
+// The kernels library is loaded as a component, as applications do.
+class Kernels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(load_component("kernels"), Error::Ok) << "cannot load the kernels component: " << last_error_message();
+    static bool said = false;
+    if (!said) std::printf("%zu kernels registered\n", get_num_registered_kernels());
+    said = true;
+  }
+};
+
+TEST_F(Kernels, MmMatchesReference) {
+  rng.seed(1234);
   int cases = 0;
   for (int it = 0; it < 60; ++it) {
     const int M = irand(1, it < 40 ? 70 : 300), K = irand(1, it < 40 ? 70 : 300), N = irand(1, it < 40 ? 70 : 300);
@@ -118,8 +141,7 @@ void test_mm() {
     fill(A);
     fill(B);
     std::vector<EValue> v{A.tensor(), B.tensor(), C.tensor(), C.tensor()};
-    Error e = call("aten::mm.out", v);
-    CHECK(e == Error::Ok, "mm failed");
+    EXPECT_EQ(call("aten::mm.out", v), Error::Ok) << "mm failed";
     double maxerr = 0;
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
@@ -127,7 +149,7 @@ void test_mm() {
         for (int k = 0; k < K; ++k) r += double(A.f()[A.offset(i * K + k)]) * B.f()[B.offset(k * N + j)];
         maxerr = std::max(maxerr, std::fabs(r - C.f()[i * N + j]));
       }
-    CHECK(maxerr < 1e-4 * std::sqrt(double(K)) + 1e-5, "mm %dx%dx%d err %g", M, K, N, maxerr);
+    EXPECT_LT(maxerr, 1e-4 * std::sqrt(double(K)) + 1e-5) << fmt("mm %dx%dx%d", M, K, N);
     ++cases;
   }
   std::printf("mm: %d cases\n", cases);
@@ -172,7 +194,8 @@ void conv_ref(const OwnedTensor& x, const OwnedTensor& w, const float* bias, int
             }
 }
 
-void test_conv() {
+TEST_F(Kernels, ConvolutionMatchesReference) {
+  rng.seed(4321);
   int cases = 0;
   for (int it = 0; it < 80; ++it) {
     const bool transposed = it % 4 == 3;
@@ -209,13 +232,12 @@ void test_conv() {
     std::vector<EValue> v{x.tensor(), w.tensor(), use_bias ? EValue(b.tensor()) : EValue(), st.value(), pd.value(),
                           dl.value(), EValue(transposed), op.value(), EValue(int64_t(groups)), y.tensor(),
                           y.tensor()};
-    Error e = call("aten::convolution.out", v);
-    CHECK(e == Error::Ok, "conv failed (it %d)", it);
+    EXPECT_EQ(call("aten::convolution.out", v), Error::Ok) << fmt("conv failed (it %d)", it);
     std::vector<double> ref;
     conv_ref(x, w, use_bias ? b.f() : nullptr, sh, sw, ph, pw, dh, dw, groups, transposed, ref, Cout, Ho, Wo);
     double maxerr = 0;
     for (size_t i = 0; i < ref.size(); ++i) maxerr = std::max(maxerr, std::fabs(ref[i] - y.f()[i]));
-    CHECK(maxerr < 1e-4, "conv it %d (tr %d g %d) err %g", it, transposed, groups, maxerr);
+    EXPECT_LT(maxerr, 1e-4) << fmt("conv it %d (tr %d g %d)", it, transposed, groups);
     ++cases;
   }
   std::printf("conv: %d cases\n", cases);
@@ -224,7 +246,7 @@ void test_conv() {
 // The pre-packed / indirect GEMM and the depthwise kernels of executorch_gemm (linked into this program; the
 // XNNPACK delegate runs on them) against naive loops: random shapes around the micro-kernels' tile sizes, segment
 // lengths odd and even, rows pointing at zeros, bias or none, finite or infinite clamps, serial and split.
-void test_packed_gemm() {
+TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
   std::mt19937 rng(7);
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   std::normal_distribution<float> nd(0.f, 1.f);
@@ -265,9 +287,9 @@ void test_packed_gemm() {
         maxerr = std::max(maxerr, std::fabs(acc - C[i * ldc + j]));
       }
     for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = N; j < ldc; ++j) CHECK(C[i * ldc + j] == 123.f, "igemm wrote past N (it %d)", it);
-    CHECK(maxerr < 1e-4 * std::sqrt(double(K)) + 1e-5, "igemm it %d M %lld T %lld L %lld N %lld err %g", it,
-          (long long)M, (long long)T, (long long)L, (long long)N, maxerr);
+      for (int64_t j = N; j < ldc; ++j) EXPECT_EQ(C[i * ldc + j], 123.f) << fmt("igemm wrote past N (it %d)", it);
+    EXPECT_LT(maxerr, 1e-4 * std::sqrt(double(K)) + 1e-5)
+        << fmt("igemm it %d M %lld T %lld L %lld N %lld", it, (long long)M, (long long)T, (long long)L, (long long)N);
     // Dense A through gemm_packed (packed for a dense A: one segment of K).
     etk::PackedB pd;
     etk::pack_b(K, N, B.data(), rsb, csb, has_bias ? bias.data() : nullptr, &pd);
@@ -281,7 +303,7 @@ void test_packed_gemm() {
         acc = std::min<double>(std::max<double>(acc, lo), hi);
         maxerr = std::max(maxerr, std::fabs(acc - D[i * N + j]));
       }
-    CHECK(maxerr < 1e-4 * std::sqrt(double(K)) + 1e-5, "gemm_packed it %d err %g", it, maxerr);
+    EXPECT_LT(maxerr, 1e-4 * std::sqrt(double(K)) + 1e-5) << fmt("gemm_packed it %d", it);
   }
   // Depthwise NHWC, direct and over a tap table.
   for (int it = 0; it < 60; ++it) {
@@ -323,7 +345,8 @@ void test_packed_gemm() {
       e1 = std::max(e1, double(std::fabs(ref[i] - y1[i])));
       e2 = std::max(e2, double(std::fabs(ref[i] - y2[i])));
     }
-    CHECK(e1 < 1e-4 && e2 < 1e-4, "depthwise it %d err %g / %g", it, e1, e2);
+    EXPECT_LT(e1, 1e-4) << fmt("depthwise (direct) it %d", it);
+    EXPECT_LT(e2, 1e-4) << fmt("depthwise (indirect) it %d", it);
   }
 }
 
@@ -342,8 +365,13 @@ void bench() {
   }
 }
 
-// Random arguments for every kernel: each call must return (failing or not) without crashing.
-void fuzz(int iters) {
+// The argument pool of the two sweeps below: tensors of every dtype, shape and dim order, hostile int lists.
+struct FuzzPool {
+  std::vector<std::unique_ptr<OwnedTensor>> tensors;
+  std::vector<std::unique_ptr<IntList>> lists;
+};
+
+FuzzPool make_fuzz_pool() {
   std::vector<std::unique_ptr<OwnedTensor>> pool;
   const ScalarType types[] = {ScalarType::Float, ScalarType::Long, ScalarType::Bool, ScalarType::Int,
                               ScalarType::Byte, ScalarType::Double, ScalarType::Half};
@@ -372,6 +400,16 @@ void fuzz(int iters) {
     }
     lists.emplace_back(new IntList(v));
   }
+  return FuzzPool{std::move(pool), std::move(lists)};
+}
+
+// Random arguments for every kernel: each call must return (failing or not) without crashing.
+TEST_F(Kernels, RandomArgumentsNeverCrash) {
+  rng.seed(1234);
+  const FuzzPool fp = make_fuzz_pool();
+  const auto& pool = fp.tensors;
+  const auto& lists = fp.lists;
+  const int iters = g_fuzz_iters;
   auto names = get_registered_kernel_names();
   long calls = 0;
   for (int it = 0; it < iters; ++it) {
@@ -400,12 +438,21 @@ void fuzz(int iters) {
       std::vector<EValue*> ptrs;
       for (auto& v : vals) ptrs.push_back(&v);
       KernelRuntimeContext ctx;
-      op(name.c_str())(ctx, Span<EValue*>(ptrs.data(), ptrs.size()));
+      OpFunction f = op(name.c_str());
+      if (f == nullptr) continue;
+      f(ctx, Span<EValue*>(ptrs.data(), ptrs.size()));
       ++calls;
     }
   }
   std::printf("fuzz: %ld calls over %zu kernels, no crash\n", calls, names.size());
+}
 
+TEST_F(Kernels, SchemaShapedArgumentsNeverCrash) {
+  rng.seed(5678);
+  const FuzzPool fp = make_fuzz_pool();
+  const auto& pool = fp.tensors;
+  const auto& lists = fp.lists;
+  const int iters = g_fuzz_iters;
   // Schema-shaped calls (right tags, hostile values): T tensor, t tensor-or-None, L int list, i int, b bool,
   // d scalar, X tensor list, n None.
   struct Sig {
@@ -518,7 +565,9 @@ void fuzz(int iters) {
       std::vector<EValue*> ptrs;
       for (auto& v : vals) ptrs.push_back(&v);
       KernelRuntimeContext ctx;
-      op(sg.name)(ctx, Span<EValue*>(ptrs.data(), ptrs.size()));
+      OpFunction f = op(sg.name);
+      if (f == nullptr) continue;
+      f(ctx, Span<EValue*>(ptrs.data(), ptrs.size()));
       ++scalls;
     }
   }
@@ -528,22 +577,18 @@ void fuzz(int iters) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool do_bench = false;
-  int fuzz_iters = 200;
+  ::testing::InitGoogleTest(&argc, argv);  // removes the --gtest_* flags
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--bench") do_bench = true;
-    if (std::string(argv[i]) == "--fuzz-iters" && i + 1 < argc) fuzz_iters = std::atoi(argv[++i]);
+    if (std::string(argv[i]) == "--bench") g_bench = true;
+    if (std::string(argv[i]) == "--fuzz-iters" && i + 1 < argc) g_fuzz_iters = std::atoi(argv[++i]);
   }
-  if (load_component("kernels") != Error::Ok) {
-    std::printf("cannot load the kernels component: %s\n", last_error_message());
-    return 1;
+  if (g_bench) {
+    // Timings, not checks: a test only when asked for.
+    struct Bench : Kernels {
+      void TestBody() override { bench(); }
+    };
+    ::testing::RegisterTest("KernelsBench", "Mm", nullptr, nullptr, __FILE__, __LINE__,
+                            []() -> ::testing::Test* { return new Bench; });
   }
-  std::printf("%zu kernels registered\n", get_num_registered_kernels());
-  test_mm();
-  test_conv();
-  test_packed_gemm();
-  if (do_bench) bench();
-  fuzz(fuzz_iters);
-  std::printf("%s (%d failures)\n", g_failures ? "FAILED" : "PASSED", g_failures);
-  return g_failures ? 1 : 0;
+  return RUN_ALL_TESTS();
 }

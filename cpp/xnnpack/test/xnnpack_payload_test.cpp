@@ -1,5 +1,6 @@
 // Targeted damage to XNNPACK payloads inside real upstream programs: every case must fail with an Error (never
-// crash), and the undamaged programs must run. Usage: xnnpack_payload_test <tests/fixtures dir>
+// crash), and the undamaged programs must run (GoogleTest).
+// Usage: xnnpack_payload_test [gtest flags] <tests/fixtures dir> [fixture names...]
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -9,8 +10,15 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "gtest_support.h"
 #include "run_program.h"
 #include "xnnpack_generated.h"
+
+#ifndef GTEST_FLAG_GET
+#define GTEST_FLAG_GET(name) ::testing::GTEST_FLAG(name)
+#endif
 
 namespace {
 
@@ -42,15 +50,30 @@ bool find_blob(const std::vector<uint8_t>& b, Blob* out) {
   return false;
 }
 
-int passed = 0, failed = 0;
+std::string g_dir;                // the fixtures directory argument
+std::vector<std::string> g_names;  // the fixtures to damage
 
-void expect(bool ok, const std::string& what) {
-  if (ok) {
-    ++passed;
-  } else {
-    ++failed;
-    std::printf("FAIL %s\n", what.c_str());
-  }
+struct Fixture {
+  std::string name;
+  std::vector<uint8_t> file;  // its xnnpack.pte
+  Blob blob;
+  bool found = false;  // the file has an XNNPACK payload
+};
+
+// The fixtures' programs, read once per process.
+const std::vector<Fixture>& fixtures() {
+  static const std::vector<Fixture> all = [] {
+    std::vector<Fixture> out;
+    for (const std::string& name : g_names) {
+      Fixture f;
+      f.name = name;
+      f.file = read_file(g_dir + "/" + name + "/xnnpack.pte");
+      f.found = !f.file.empty() && find_blob(f.file, &f.blob);
+      out.push_back(std::move(f));
+    }
+    return out;
+  }();
+  return all;
 }
 
 // Runs the program after `mutate` (which returns false when the mutation does not apply).
@@ -59,14 +82,14 @@ void damaged(const std::vector<uint8_t>& file, const Blob& blob, const std::stri
   std::vector<uint8_t> copy = file;
   xs::Graph* g = xs::GetMutableGraph(copy.data() + blob.fb);
   if (!mutate(copy, g)) {
-    expect(false, what + ": mutation did not apply");
+    ADD_FAILURE() << what << ": mutation did not apply";
     return;
   }
-  const Error e = et_test::run_program_bytes(copy.data(), copy.size());
-  expect(e != Error::Ok, what + ": expected an error");
+  EXPECT_NE(et_test::run_program_bytes(copy.data(), copy.size()), Error::Ok) << what << ": expected an error";
 }
 
-// Random byte damage inside the payload flatbuffer only (each run must return, Ok or not).
+// Random byte damage inside the payload flatbuffer only (each run must return, Ok or not: reaching the end is the
+// check).
 void flips(const std::vector<uint8_t>& file, const Blob& blob, const std::string& name, int count) {
   uint64_t state = 0x9E3779B97F4A7C15ull ^ blob.fb_size;
   auto next = [&state]() {
@@ -81,22 +104,30 @@ void flips(const std::vector<uint8_t>& file, const Blob& blob, const std::string
     const int nbytes = 1 + static_cast<int>(next() % 3);
     for (int j = 0; j < nbytes; ++j) copy[blob.fb + next() % blob.fb_size] = static_cast<uint8_t>(next());
     if (et_test::run_program_bytes(copy.data(), copy.size()) != Error::Ok) ++errors;
-    ++passed;  // it returned
   }
   std::printf("%s: %d payload flips, %d gave an error, no crash\n", name.c_str(), count, errors);
 }
 
-void check_fixture(const std::string& dir, const std::string& name) {
-  const std::vector<uint8_t> file = read_file(dir + "/" + name + "/xnnpack.pte");
-  Blob blob;
-  if (file.empty() || !find_blob(file, &blob)) {
-    expect(false, name + ": no XNNPACK payload found");
-    return;
+TEST(XnnpackPayload, UndamagedProgramsRun) {
+  ASSERT_FALSE(g_names.empty());
+  for (const Fixture& f : fixtures()) {
+    if (!f.found) {
+      ADD_FAILURE() << f.name << ": no XNNPACK payload found";
+      continue;
+    }
+    EXPECT_EQ(et_test::run_program_bytes(f.file.data(), f.file.size()), Error::Ok)
+        << f.name << ": undamaged program runs";
   }
-  expect(et_test::run_program_bytes(file.data(), file.size()) == Error::Ok, name + ": undamaged program runs");
-  const std::string p = name + ": ";
-  flips(file, blob, name, 150);
+}
 
+TEST(XnnpackPayload, RandomFlipsNeverCrash) {
+  for (const Fixture& f : fixtures()) {
+    if (f.found) flips(f.file, f.blob, f.name, 150);
+  }
+}
+
+void targeted_damage(const std::vector<uint8_t>& file, const Blob& blob, const std::string& name) {
+  const std::string p = name + ": ";
   damaged(file, blob, p + "header magic", [&](std::vector<uint8_t>& b, xs::Graph*) { b[blob.at + 7] = '9'; return true; });
   damaged(file, blob, p + "flatbuffer identifier", [&](std::vector<uint8_t>& b, xs::Graph*) { b[blob.fb + 7] = '9'; return true; });
   damaged(file, blob, p + "flatbuffer size beyond the blob", [&](std::vector<uint8_t>& b, xs::Graph*) {
@@ -209,17 +240,22 @@ void check_fixture(const std::string& dir, const std::string& name) {
   });
 }
 
+TEST(XnnpackPayload, TargetedDamageFails) {
+  for (const Fixture& f : fixtures()) {
+    if (f.found) targeted_damage(f.file, f.blob, f.name);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s <fixtures dir> [fixture names...]\n", argv[0]);
+  ::testing::InitGoogleTest(&argc, argv);  // removes the --gtest_* flags
+  if (argc < 2 && !GTEST_FLAG_GET(list_tests)) {
+    std::fprintf(stderr, "usage: %s [gtest flags] <fixtures dir> [fixture names...]\n", argv[0]);
     return 2;
   }
-  std::vector<std::string> names;
-  for (int i = 2; i < argc; ++i) names.push_back(argv[i]);
-  if (names.empty()) names = {"mlp", "cnn", "unet", "mobilenet_v3", "audio_conv1d"};
-  for (const std::string& n : names) check_fixture(argv[1], n);
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  if (argc >= 2) g_dir = argv[1];
+  for (int i = 2; i < argc; ++i) g_names.push_back(argv[i]);
+  if (g_names.empty()) g_names = {"mlp", "cnn", "unet", "mobilenet_v3", "audio_conv1d"};
+  return RUN_ALL_TESTS();
 }
