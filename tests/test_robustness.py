@@ -56,6 +56,7 @@ def test_damaged_programs_fail_cleanly(asan_build: Path, name: str) -> None:
     assert gtest_passed(proc) >= 6  # truncations, identifiers, flips, the targeted and header cases all ran
 
 
+@pytest.mark.slow  # every ISA path and kernel, unoptimized under ASan
 def test_kernels_under_sanitizers(asan_build: Path) -> None:
     # GEMM/convolution against naive references on every ISA path, and random arguments into every kernel.
     env = dict(os.environ, **SAN_ENV)

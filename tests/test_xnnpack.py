@@ -189,6 +189,7 @@ def test_cmake_package_exports_the_target(sdk: Path) -> None:
     assert "executorch::xnnpack" in targets.read_text()
 
 
+@pytest.mark.slow  # over a minute in the release build already
 def test_payload_damage_fails_cleanly(asan_build: Path) -> None:
     # Targeted damage to the payload (header, identifier, ids, constants, dims, dtypes) of real programs.
     exe = asan_build / "bin" / "xnnpack_payload_test"
