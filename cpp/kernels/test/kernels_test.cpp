@@ -243,7 +243,7 @@ TEST_F(Kernels, ConvolutionMatchesReference) {
   std::printf("conv: %d cases\n", cases);
 }
 
-// The pre-packed / indirect GEMM and the depthwise kernels of executorch_gemm (linked into this program; the
+// The pre-packed / indirect GEMM and the depthwise kernels of executorch_cpu (linked into this program; the
 // XNNPACK delegate runs on them) against naive loops: random shapes around the micro-kernels' tile sizes, segment
 // lengths odd and even, rows pointing at zeros, bias or none, finite or infinite clamps, serial and split.
 TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {

@@ -14,6 +14,7 @@
 #include <executorch/runtime/kernel/kernel_includes.h>
 
 #include "fast_math.h"
+#include "isa.h"
 #include "graph.h"
 
 namespace etxnn {
@@ -269,38 +270,13 @@ Error infer(Graph& g, const Node& n, Shape* out) {
 
 // ---------------------------------------------------------------- kernels
 
-// Elementwise loops are compiled once per ISA level (the library itself targets baseline x86-64) and picked at run
+// Elementwise loops are compiled once per ISA level (ETK_ISA_DISPATCH, cpp/cpu/include/isa.h) and picked at run
 // time like the GEMM's micro-kernels; the lambdas inline into each.
-#if defined(__x86_64__) || defined(__i386__)
-#define ETXNN_ISA_DISPATCH(name, params, args)                                                                  \
-  template <typename F>                                                                                       \
-  __attribute__((target("avx512f,avx2,fma"))) void name##_avx512 params { name##_impl args; }                \
-  template <typename F>                                                                                       \
-  __attribute__((target("avx2,fma"))) void name##_avx2 params { name##_impl args; }                          \
-  template <typename F>                                                                                       \
-  void name params {                                                                                          \
-    const int level = etk::isa_level();                                                                       \
-    if (level == 2) {                                                                                         \
-      name##_avx512 args;                                                                                     \
-    } else if (level == 1) {                                                                                  \
-      name##_avx2 args;                                                                                       \
-    } else {                                                                                                  \
-      name##_impl args;                                                                                       \
-    }                                                                                                         \
-  }
-#else
-#define ETXNN_ISA_DISPATCH(name, params, args) \
-  template <typename F>                        \
-  void name params {                           \
-    name##_impl args;                          \
-  }
-#endif
-
 template <typename F>
 inline __attribute__((always_inline)) void unary_impl(const float* x, float* y, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
 }
-ETXNN_ISA_DISPATCH(unary, (const float* x, float* y, int64_t n, F f), (x, y, n, f))
+ETK_ISA_DISPATCH(unary, (const float* x, float* y, int64_t n, F f), (x, y, n, f))
 
 // A broadcasting binary operation as loops: neighbouring dims whose strides nest in both inputs are merged (e.g.
 // [1,16,16,32] * [1,1,1,32] becomes [256, 32] with b's row stride 0), so the row bookkeeping runs once per long
@@ -382,7 +358,7 @@ inline __attribute__((always_inline)) void binary_rows_impl(const BinaryPlan& p,
     }
   }
 }
-ETXNN_ISA_DISPATCH(binary_rows, (const BinaryPlan& p, const float* a, const float* b, float* y, F f, int64_t r0,
+ETK_ISA_DISPATCH(binary_rows, (const BinaryPlan& p, const float* a, const float* b, float* y, F f, int64_t r0,
                                  int64_t r1, int64_t j0, int64_t j1),
                    (p, a, b, y, f, r0, r1, j0, j1))
 
@@ -409,7 +385,7 @@ void binary(const Shape& sa, const float* a, const Shape& sb, const float* b, co
   }
 }
 
-// Mean over the pixels of each image, per channel (NHWC), clamped. (F is unused: ETXNN_ISA_DISPATCH wants one.)
+// Mean over the pixels of each image, per channel (NHWC), clamped. (F is unused: ETK_ISA_DISPATCH wants one.)
 template <typename F>
 inline __attribute__((always_inline)) void global_avg_impl(const float* a, float* y, int64_t N, int64_t inner,
                                                            int64_t C, float lo, float hi, F) {
@@ -424,7 +400,7 @@ inline __attribute__((always_inline)) void global_avg_impl(const float* a, float
     for (int64_t c = 0; c < C; ++c) o[c] = clampf(o[c] * s, lo, hi);
   }
 }
-ETXNN_ISA_DISPATCH(global_avg, (const float* a, float* y, int64_t N, int64_t inner, int64_t C, float lo, float hi, F f),
+ETK_ISA_DISPATCH(global_avg, (const float* a, float* y, int64_t N, int64_t inner, int64_t C, float lo, float hi, F f),
                    (a, y, N, inner, C, lo, hi, f))
 
 // ---- fully connected and convolutions on the shared GEMM (cpp/kernels/gemm)
@@ -771,7 +747,7 @@ inline __attribute__((always_inline)) void pool_rows_impl(const Node& n, const S
     }
   }
 }
-ETXNN_ISA_DISPATCH(pool_rows, (const Node& n, const Shape& si, const float* x, const Shape& so, float* y, bool avg,
+ETK_ISA_DISPATCH(pool_rows, (const Node& n, const Shape& si, const float* x, const Shape& so, float* y, bool avg,
                                int64_t r0, int64_t r1, F f),
                    (n, si, x, so, y, avg, r0, r1, f))
 

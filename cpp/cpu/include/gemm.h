@@ -1,5 +1,5 @@
 #pragma once
-// The fp32 GEMM shared by libexecutorch_kernels and libexecutorch_xnnpack: an OBJECT library (executorch_gemm)
+// The fp32 GEMM shared by libexecutorch_kernels and libexecutorch_xnnpack: an OBJECT library (executorch_cpu)
 // compiled into both with hidden visibility, so neither exports any of it. Micro-kernels per ISA level
 // (AVX-512, AVX2+FMA, baseline), chosen at run time; work is spread over the process-wide pool.
 #include <cstdint>
@@ -57,10 +57,6 @@ void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float*
 // = clamp(bias + sum_t taps[m * T + t][c] * w[t * C + c], lo, hi); taps point at input pixels or at zeros.
 void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, const float* w, const float* bias,
                      float* y, float lo, float hi, bool parallel = true);
-
-// 2: AVX-512F, 1: AVX2 + FMA, 0: baseline (capped by EXECUTORCH_GEMM_ISA=avx2|baseline), for callers that
-// dispatch their own loops.
-int isa_level();
 
 // Work (in multiply-adds) below which igemm / gemm_packed / dwconv_nhwc run on the calling thread: 2e5 by
 // default (about 8 us of one core; the pool's workers spin between runs, so a split costs ~1 us, but smaller

@@ -1,6 +1,6 @@
 #pragma once
 // Float math the compiler can vectorize (no libm calls), shared by libexecutorch_kernels and the XNNPACK delegate
-// (header-only, part of executorch_gemm's interface).
+// (header-only, part of executorch_cpu's interface).
 #include <cstdint>
 #include <cstring>
 #include <limits>

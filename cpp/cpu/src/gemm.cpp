@@ -5,6 +5,7 @@
 // Also the pre-packed / indirect GEMM (weights packed once, A rows given as segment pointers, bias and clamp
 // fused) and the NHWC depthwise convolution the XNNPACK delegate runs on.
 #include "gemm.h"
+#include "isa.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -222,33 +223,11 @@ void tile_base(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc
   tile_impl<v4f, 6, 2>(g, m0, mc, n0, nc, pa, pb);
 }
 
-// 2: AVX-512F, 1: AVX2 + FMA, 0: baseline. EXECUTORCH_GEMM_ISA=avx2|baseline caps it (for testing the fallbacks).
-int pick_isa() {
-  const char* cap = std::getenv("EXECUTORCH_GEMM_ISA");
-  const std::string c = cap ? cap : "";
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  if (c != "avx2" && c != "baseline" && __builtin_cpu_supports("avx512f")) return 2;
-  if (c != "baseline" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 1;
-#endif
-  return 0;
-}
-
-int isa() {
-  static const int level = pick_isa();
-  return level;
-}
-
-}  // namespace
-
-int isa_level() { return isa(); }
-
-namespace {
 
 Kernel pick_kernel() {
 #if defined(__x86_64__) || defined(__i386__)
-  if (isa() == 2) return Kernel{8, 32, tile_avx512, small_avx512};
-  if (isa() == 1) return Kernel{6, 16, tile_avx2, small_avx2};
+  if (isa_level() == 2) return Kernel{8, 32, tile_avx512, small_avx512};
+  if (isa_level() == 1) return Kernel{6, 16, tile_avx2, small_avx2};
 #endif
   return Kernel{6, 8, tile_base, small_base};
 }
@@ -541,8 +520,8 @@ IgKernel ig_kernel(int kind) {
 
 int choose_kind(int64_t N, int64_t seg) {
 #if defined(__x86_64__) || defined(__i386__)
-  if (isa() == 2) return N <= 8 ? (seg > 1 ? 5 : 2) : N <= 16 ? 4 : 3;
-  if (isa() == 1) return N <= 8 ? 2 : 1;
+  if (isa_level() == 2) return N <= 8 ? (seg > 1 ? 5 : 2) : N <= 16 ? 4 : 3;
+  if (isa_level() == 1) return N <= 8 ? 2 : 1;
 #endif
   (void)N;
   (void)seg;
@@ -865,9 +844,9 @@ void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float*
                  bool parallel) {
   DwFn fn = dw_base;
 #if defined(__x86_64__) || defined(__i386__)
-  if (isa() == 2 && p.C >= 16) {
+  if (isa_level() == 2 && p.C >= 16) {
     fn = dw_avx512;
-  } else if (isa() >= 1 && p.C >= 8) {
+  } else if (isa_level() >= 1 && p.C >= 8) {
     fn = dw_avx2;
   }
 #endif
@@ -886,9 +865,9 @@ void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, 
   if (M <= 0) return;
   DwiFn fn = dwi_base;
 #if defined(__x86_64__) || defined(__i386__)
-  if (isa() == 2 && C >= 16) {
+  if (isa_level() == 2 && C >= 16) {
     fn = dwi_avx512;
-  } else if (isa() >= 1 && C >= 8) {
+  } else if (isa_level() >= 1 && C >= 8) {
     fn = dwi_avx2;
   }
 #endif

@@ -1,0 +1,39 @@
+#pragma once
+// Run-time choice of the instruction-set level, shared by every CPU component (kernels, XNNPACK delegate). The
+// libraries target baseline x86-64; hot loops are compiled once per level and picked when called.
+
+namespace etk {
+
+// 2: AVX-512F, 1: AVX2 + FMA, 0: baseline. EXECUTORCH_GEMM_ISA=avx2|baseline caps it (to test the fallbacks);
+// read once per process.
+int isa_level();
+
+}  // namespace etk
+
+// ETK_ISA_DISPATCH(name, (params...), (args...)) defines `template <typename F> void name(params...)`, which calls
+// `name##_impl(args...)` (a template over F, written by the caller, ideally always_inline) compiled for the
+// current ISA level. Pass vectors and structures by reference (by value they change the ABI per level).
+#if defined(__x86_64__) || defined(__i386__)
+#define ETK_ISA_DISPATCH(name, params, args)                                                   \
+  template <typename F>                                                                        \
+  __attribute__((target("avx512f,avx2,fma"))) void name##_avx512 params { name##_impl args; } \
+  template <typename F>                                                                        \
+  __attribute__((target("avx2,fma"))) void name##_avx2 params { name##_impl args; }           \
+  template <typename F>                                                                        \
+  void name params {                                                                           \
+    const int level = etk::isa_level();                                                        \
+    if (level == 2) {                                                                          \
+      name##_avx512 args;                                                                      \
+    } else if (level == 1) {                                                                   \
+      name##_avx2 args;                                                                        \
+    } else {                                                                                   \
+      name##_impl args;                                                                        \
+    }                                                                                          \
+  }
+#else
+#define ETK_ISA_DISPATCH(name, params, args) \
+  template <typename F>                      \
+  void name params {                         \
+    name##_impl args;                        \
+  }
+#endif

@@ -1,0 +1,27 @@
+#include "isa.h"
+
+#include <cstdlib>
+#include <string>
+
+namespace etk {
+namespace {
+
+int pick_isa() {
+  const char* cap = std::getenv("EXECUTORCH_GEMM_ISA");
+  const std::string c = cap ? cap : "";
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (c != "avx2" && c != "baseline" && __builtin_cpu_supports("avx512f")) return 2;
+  if (c != "baseline" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 1;
+#endif
+  return 0;
+}
+
+}  // namespace
+
+int isa_level() {
+  static const int level = pick_isa();
+  return level;
+}
+
+}  // namespace etk
