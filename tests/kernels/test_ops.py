@@ -242,6 +242,25 @@ ok("clamp.Tensor", "aten::clamp.Tensor_out", (a, lo_t, hi_t, like(a)), np.minimu
 ok("clamp.Tensor-min-only", "aten::clamp.Tensor_out", (a, lo_t, None, like(a)), np.maximum(a, lo_t))
 bad("clamp.Tensor-none", "aten::clamp.Tensor_out", (a, None, None, like(a)))
 
+# Int8 / int16 / uint8 have no typed loops: they take the converting loop, which must wrap like the typed ones.
+for _dt in (np.int8, np.int16, u8):
+    _info = np.iinfo(_dt)
+    _x = np.array([[_info.min, _info.max, 0, 7], [-3 if _info.min else 3, 100, _info.max - 1, 1]], _dt)
+    _y = np.array([[1, 2, _info.max, -1 if _info.min else 9], [5, 3, 2, _info.max]], _dt)
+    _n = np.dtype(_dt).name
+    with np.errstate(over="ignore"):
+        ok(f"add-{_n}-wraps", "aten::add.out", (_x, _y, 1, like(_x)), _x + _y)
+        ok(f"sub-{_n}-wraps", "aten::sub.out", (_x, _y, 1, like(_x)), _x - _y)
+        ok(f"mul-{_n}-wraps", "aten::mul.out", (_x, _y[:1], like(_x)), _x * _y[:1])
+        ok(f"neg-{_n}", "aten::neg.out", (_x, like(_x)), -_x)
+        ok(f"abs-{_n}", "aten::abs.out", (_x, like(_x)), np.abs(_x))
+    ok(f"floor_divide-{_n}", "aten::floor_divide.out", (_x, _y, like(_x)), np.floor_divide(_x, _y))
+    ok(f"remainder-{_n}", "aten::remainder.Tensor_out", (_x, _y, like(_x)), np.remainder(_x, _y))
+    ok(f"maximum-{_n}", "aten::maximum.out", (_x, _y, like(_x)), np.maximum(_x, _y))
+    ok(f"lt-{_n}", "aten::lt.Tensor_out", (_x, _y, Out(b8, _x.shape)), _x < _y)
+    ok(f"bitwise_xor-{_n}", "aten::bitwise_xor.Tensor_out", (_x, _y, like(_x)), _x ^ _y)
+    ok(f"bitwise_not-{_n}", "aten::bitwise_not.out", (_x, like(_x)), ~_x)
+
 # ---------------------------------------------------------------------------------------------------------------
 # Unary.
 u = r(3, 5, lo=-3, hi=3)

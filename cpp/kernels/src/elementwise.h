@@ -11,6 +11,19 @@ enum class MapKind {
 };
 
 namespace detail {
+// The dtypes with typed (vectorizable) loops; the others take map_slow's converting loop. Every typed dtype
+// multiplies the code of every element-wise operator, so only the common ones have one.
+template <typename F>
+inline bool dispatch_typed(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Float: f(float{}); return true;
+    case ScalarType::Double: f(double{}); return true;
+    case ScalarType::Long: f(int64_t{}); return true;
+    case ScalarType::Int: f(int32_t{}); return true;
+    default: return false;
+  }
+}
+
 template <typename TO, typename TI, int NIN, typename F>
 void map_typed(const Loop<NIN + 1>& L, const Operand* const* ops, const F& f) {
   char* ob = ops[0]->data;
@@ -83,8 +96,9 @@ void map_slow(const Loop<NIN + 1>& L, const Operand* const* ops, const F& f) {
 }
 // Flat loop over contiguous operands; full[k] false means input k is a single element. The output may be one of
 // the inputs (in place) but never partially overlaps one, so the loops carry no dependence.
+// (Out of line: flat_run's serial and parallel paths share one copy.)
 template <typename TO, typename TI, int NIN, typename F>
-void flat_range(TO* o, const TI* const* in, const bool* full, int64_t b, int64_t e, const F& f) {
+__attribute__((noinline)) void flat_range(TO* o, const TI* const* in, const bool* full, int64_t b, int64_t e, const F& f) {
   if constexpr (NIN == 1) {
     const TI* a = in[0];
     if (full[0]) {
@@ -158,7 +172,7 @@ bool try_flat(const Tensor& out, const Operand* const* ins, const Shape& shape, 
   }
   if (!is_contiguous(out)) return false;
   if constexpr (kind == MapKind::kCompare) {
-    return dispatch_numeric(it, [&](auto t) {
+    return dispatch_typed(it, [&](auto t) {
       using T = decltype(t);
       flat_run<bool, T, NIN>(out, ins, full, n, f);
     });
@@ -168,7 +182,7 @@ bool try_flat(const Tensor& out, const Operand* const* ins, const Shape& shape, 
       flat_run<T, T, NIN>(out, ins, full, n, f);
     });
   } else {
-    return dispatch_numeric(it, [&](auto t) {
+    return dispatch_typed(it, [&](auto t) {
       using T = decltype(t);
       flat_run<T, T, NIN>(out, ins, full, n, f);
     });
@@ -205,7 +219,7 @@ void elementwise(KernelRuntimeContext& ctx, const Tensor& out, const Operand* co
     bool done = false;
     if constexpr (kind == MapKind::kArith) {
       if (it == out.scalar_type())
-      done = dispatch_numeric(it, [&](auto t) {
+      done = detail::dispatch_typed(it, [&](auto t) {
         using T = decltype(t);
         detail::map_typed<T, T, NIN>(L, ops, f);
       });
@@ -217,7 +231,7 @@ void elementwise(KernelRuntimeContext& ctx, const Tensor& out, const Operand* co
       });
     } else {
       if (out.scalar_type() == ScalarType::Bool)
-      done = dispatch_numeric(it, [&](auto t) {
+      done = detail::dispatch_typed(it, [&](auto t) {
         using T = decltype(t);
         detail::map_typed<bool, T, NIN>(L, ops, f);
       });

@@ -301,8 +301,9 @@ struct Loop {
     return true;
   }
 
+  // Out of line, so that run() holds one copy of the loop body for both its serial and parallel paths.
   template <typename F>
-  void run_range(int64_t begin, int64_t end, F& f) const {
+  __attribute__((noinline)) void run_range(int64_t begin, int64_t end, F& f) const {
     if (begin >= end) return;
     int64_t idx[kMaxDim];
     int64_t rem = begin;
