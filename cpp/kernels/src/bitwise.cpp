@@ -10,8 +10,9 @@ namespace {
 bool integral_args(KernelRuntimeContext& ctx, Args args, std::initializer_list<size_t> idx) {
   for (size_t i : idx) {
     if (i >= args.size() || args[i] == nullptr || !args[i]->isTensor()) continue;  // checked by the driver
-    if (!is_integral(args[i]->payload.as_tensor.scalar_type(), true)) {
-      fail(ctx, Error::InvalidType);
+    const ScalarType t = args[i]->payload.as_tensor.scalar_type();
+    if (!is_integral(t, true)) {
+      fail(ctx, Error::InvalidType, "argument %zu has dtype %s, expected an integer or Bool dtype", i, dtype_name(t));
       return false;
     }
   }
@@ -38,7 +39,8 @@ bool integral_args(KernelRuntimeContext& ctx, Args args, std::initializer_list<s
   }                                                                                                 \
   void bitwise_##name##_scalar_out(KernelRuntimeContext& ctx, Args args) {                          \
     if (!check_nargs(ctx, args, 3) || !integral_args(ctx, args, {0, 2})) return;                   \
-    if (args[1]->isDouble()) return fail(ctx, Error::InvalidType);                                  \
+    if (args[1]->isDouble())                                                                        \
+      return fail(ctx, Error::InvalidType, "argument 1 is a float, expected an int or bool");       \
     binary_ts<MapKind::kArith>(ctx, args, 2, bitwise_##name##_f{});                                 \
   }
 ETK_BITWISE(and, &)

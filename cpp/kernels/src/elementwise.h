@@ -4,6 +4,12 @@
 
 namespace etk {
 
+// Fails ctx unless the output and every input have a dtype the element-wise maps take, naming the first that does
+// not; input k is named as argument k (the drivers pass arguments in schema order).
+bool elementwise_check(KernelRuntimeContext& ctx, const Tensor& out, const Operand* const* ins, int nin);
+// Fails ctx: the inputs' shapes do not broadcast (naming them).
+void fail_broadcast(KernelRuntimeContext& ctx, const Operand* const* ins, int nin);
+
 enum class MapKind {
   kArith,    // result in the operands' type; fast path when inputs and output share a non-bool type
   kFloat,    // floating-point math; fast path for float/double when inputs and output share the type
@@ -193,11 +199,9 @@ bool try_flat(const Tensor& out, const Operand* const* ins, const Shape& shape, 
 // out = f(ins...) with broadcasting; resizes out. Fails ctx on any problem.
 template <MapKind kind, int NIN, typename F>
 void elementwise(KernelRuntimeContext& ctx, const Tensor& out, const Operand* const* ins, const F& f) {
-  if (!is_supported_dtype(out.scalar_type())) return fail(ctx, Error::InvalidType);
-  for (int k = 0; k < NIN; ++k)
-    if (!is_supported_dtype(ins[k]->dtype)) return fail(ctx, Error::InvalidType);
+  if (!elementwise_check(ctx, out, ins, NIN)) return;
   Shape shape;
-  if (!broadcast_shape(ins, NIN, &shape)) return fail(ctx, Error::InvalidArgument);
+  if (!broadcast_shape(ins, NIN, &shape)) return fail_broadcast(ctx, ins, NIN);
   if (!resize_out(ctx, out, shape)) return;
   if (detail::try_flat<kind, NIN>(out, ins, shape, f)) return;
   Operand o = operand_of(out);

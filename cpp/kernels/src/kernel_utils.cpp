@@ -1,19 +1,51 @@
 #include "kernel_utils.h"
 
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
 namespace etk {
+
+void fail(KernelRuntimeContext& ctx, Error e, const char* fmt, ...) {
+  if (ctx.failure_state() != Error::Ok) return;
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  ctx.fail(e, "%s", buf);
+}
+
+const char* value_kind(const EValue* v) {
+  if (v == nullptr) return "missing";
+  if (v->isNone()) return "None";
+  if (v->isTensor()) return "a Tensor";
+  if (v->isInt()) return "an int";
+  if (v->isDouble()) return "a float";
+  if (v->isBool()) return "a bool";
+  if (v->isString()) return "a string";
+  if (v->isIntList()) return "an int list";
+  if (v->isDoubleList()) return "a float list";
+  if (v->isBoolList()) return "a bool list";
+  if (v->isTensorList()) return "a Tensor list";
+  if (v->isListOptionalTensor()) return "an optional-Tensor list";
+  return "a value of another kind";
+}
+
+const char* dtype_name(ScalarType t) { return ::executorch::runtime::etensor::toString(t); }
 
 bool check_nargs(KernelRuntimeContext& ctx, Args args, size_t n) {
   if (args.data() == nullptr && args.size() > 0) {
-    fail(ctx, Error::InvalidArgument);
+    fail(ctx, Error::InvalidArgument, "the argument list is null");
     return false;
   }
   if (args.size() < n) {
-    fail(ctx, Error::InvalidArgument);
+    fail(ctx, Error::InvalidArgument, "%zu arguments given, the schema has %zu (out included)", args.size(), n);
     return false;
   }
   for (size_t i = 0; i < n; ++i) {
     if (args[i] == nullptr) {
-      fail(ctx, Error::InvalidArgument);
+      fail(ctx, Error::InvalidArgument, "argument %zu is missing", i);
       return false;
     }
   }
@@ -57,26 +89,35 @@ bool valid_tensor(const Tensor& t) {
   return true;
 }
 
-static bool bad(KernelRuntimeContext& ctx, Error e = Error::InvalidArgument) {
-  fail(ctx, e);
+namespace {
+// Argument i is not what the schema says: names what it is and what was expected.
+bool wrong(KernelRuntimeContext& ctx, Args args, size_t i, const char* expected) {
+  fail(ctx, Error::InvalidArgument, "argument %zu is %s, expected %s", i,
+       i < args.size() ? value_kind(args[i]) : "missing", expected);
   return false;
 }
+bool missing(KernelRuntimeContext& ctx, Args args, size_t i) {
+  if (i < args.size() && args[i] != nullptr) return false;
+  fail(ctx, Error::InvalidArgument, "argument %zu is missing (%zu arguments given)", i, args.size());
+  return true;
+}
+}  // namespace
 
 const Tensor* arg_tensor(KernelRuntimeContext& ctx, Args args, size_t i) {
   if (i >= args.size() || args[i] == nullptr || !args[i]->isTensor()) {
-    fail(ctx, Error::InvalidArgument);
+    wrong(ctx, args, i, "a Tensor");
     return nullptr;
   }
   const Tensor& t = args[i]->payload.as_tensor;
   if (!valid_tensor(t)) {
-    fail(ctx, Error::InvalidArgument);
+    fail(ctx, Error::InvalidArgument, "argument %zu is not a valid tensor (sizes, strides, dtype or data)", i);
     return nullptr;
   }
   return &t;
 }
 
 bool arg_opt_tensor(KernelRuntimeContext& ctx, Args args, size_t i, const Tensor** t) {
-  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (missing(ctx, args, i)) return false;
   if (args[i]->isNone()) {
     *t = nullptr;
     return true;
@@ -86,7 +127,7 @@ bool arg_opt_tensor(KernelRuntimeContext& ctx, Args args, size_t i, const Tensor
 }
 
 bool arg_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v) {
-  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (missing(ctx, args, i)) return false;
   if (args[i]->isInt()) {
     *v = args[i]->payload.as_int;
     return true;
@@ -95,11 +136,11 @@ bool arg_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v) {
     *v = args[i]->payload.as_bool ? 1 : 0;
     return true;
   }
-  return bad(ctx);
+  return wrong(ctx, args, i, "an int");
 }
 
 bool arg_opt_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v, bool* has) {
-  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (missing(ctx, args, i)) return false;
   if (args[i]->isNone()) {
     *has = false;
     return true;
@@ -109,7 +150,7 @@ bool arg_opt_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v, boo
 }
 
 bool arg_bool(KernelRuntimeContext& ctx, Args args, size_t i, bool* v) {
-  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (missing(ctx, args, i)) return false;
   if (args[i]->isBool()) {
     *v = args[i]->payload.as_bool;
     return true;
@@ -118,11 +159,11 @@ bool arg_bool(KernelRuntimeContext& ctx, Args args, size_t i, bool* v) {
     *v = args[i]->payload.as_int != 0;
     return true;
   }
-  return bad(ctx);
+  return wrong(ctx, args, i, "a bool");
 }
 
 bool arg_opt_bool(KernelRuntimeContext& ctx, Args args, size_t i, bool* v, bool dflt) {
-  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (missing(ctx, args, i)) return false;
   if (args[i]->isNone()) {
     *v = dflt;
     return true;
@@ -131,13 +172,13 @@ bool arg_opt_bool(KernelRuntimeContext& ctx, Args args, size_t i, bool* v, bool 
 }
 
 bool arg_double(KernelRuntimeContext& ctx, Args args, size_t i, double* v) {
-  if (i >= args.size() || args[i] == nullptr || !args[i]->isScalar()) return bad(ctx);
+  if (i >= args.size() || args[i] == nullptr || !args[i]->isScalar()) return wrong(ctx, args, i, "a number");
   *v = args[i]->toScalarDouble();
   return true;
 }
 
 bool arg_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s) {
-  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (missing(ctx, args, i)) return false;
   const EValue& e = *args[i];
   if (e.isInt()) {
     s->kind = Scalar::kInt;
@@ -149,13 +190,13 @@ bool arg_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s) {
     s->kind = Scalar::kBool;
     s->b = e.payload.as_bool;
   } else {
-    return bad(ctx);
+    return wrong(ctx, args, i, "a scalar (int, float or bool)");
   }
   return true;
 }
 
 bool arg_opt_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s, bool* has) {
-  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (missing(ctx, args, i)) return false;
   if (args[i]->isNone()) {
     *has = false;
     return true;
@@ -165,23 +206,23 @@ bool arg_opt_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s, b
 }
 
 bool arg_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* v) {
-  if (i >= args.size() || args[i] == nullptr || !args[i]->isIntList()) return bad(ctx);
+  if (i >= args.size() || args[i] == nullptr || !args[i]->isIntList()) return wrong(ctx, args, i, "an int list of at most 4096 ints");
   const auto& l = args[i]->payload.as_int_list;
   const size_t n = l.size();
-  if (n > 4096) return bad(ctx);
+  if (n > 4096) return wrong(ctx, args, i, "an int list of at most 4096 ints");
   EValue* const* w = l.wrapped_vals();
-  if (n > 0 && w == nullptr) return bad(ctx);
+  if (n > 0 && w == nullptr) return wrong(ctx, args, i, "an int list of at most 4096 ints");
   v->clear();
   v->reserve(n);
   for (size_t k = 0; k < n; ++k) {
-    if (w[k] == nullptr || !w[k]->isInt()) return bad(ctx);
+    if (w[k] == nullptr || !w[k]->isInt()) return wrong(ctx, args, i, "an int list of at most 4096 ints");
     v->push_back(w[k]->payload.as_int);
   }
   return true;
 }
 
 bool arg_opt_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* v, bool* has) {
-  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (missing(ctx, args, i)) return false;
   if (args[i]->isNone()) {
     *has = false;
     v->clear();
@@ -192,61 +233,61 @@ bool arg_opt_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vecto
 }
 
 bool arg_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<Tensor>* v) {
-  if (i >= args.size() || args[i] == nullptr || !args[i]->isTensorList()) return bad(ctx);
+  if (i >= args.size() || args[i] == nullptr || !args[i]->isTensorList()) return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
   const auto& l = args[i]->payload.as_tensor_list;
   const size_t n = l.size();
-  if (n > 65536) return bad(ctx);
+  if (n > 65536) return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
   EValue* const* w = l.wrapped_vals();
-  if (n > 0 && w == nullptr) return bad(ctx);
+  if (n > 0 && w == nullptr) return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
   v->clear();
   v->reserve(n);
   for (size_t k = 0; k < n; ++k) {
-    if (w[k] == nullptr || !w[k]->isTensor()) return bad(ctx);
+    if (w[k] == nullptr || !w[k]->isTensor()) return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
     const Tensor& t = w[k]->payload.as_tensor;
-    if (!valid_tensor(t)) return bad(ctx);
+    if (!valid_tensor(t)) return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
     v->push_back(t);
   }
   return true;
 }
 
 bool arg_opt_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<const Tensor*>* v) {
-  if (i >= args.size() || args[i] == nullptr || !args[i]->isListOptionalTensor()) return bad(ctx);
+  if (i >= args.size() || args[i] == nullptr || !args[i]->isListOptionalTensor()) return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
   const auto& l = args[i]->payload.as_list_optional_tensor;
   const size_t n = l.size();
-  if (n > kMaxDim) return bad(ctx);
+  if (n > kMaxDim) return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
   EValue* const* w = l.wrapped_vals();
-  if (n > 0 && w == nullptr) return bad(ctx);
+  if (n > 0 && w == nullptr) return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
   v->clear();
   for (size_t k = 0; k < n; ++k) {
     if (w[k] == nullptr || w[k]->isNone()) {
       v->push_back(nullptr);
       continue;
     }
-    if (!w[k]->isTensor()) return bad(ctx);
+    if (!w[k]->isTensor()) return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
     const Tensor& t = w[k]->payload.as_tensor;
-    if (!valid_tensor(t)) return bad(ctx);
+    if (!valid_tensor(t)) return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
     v->push_back(&t);
   }
   return true;
 }
 
 bool arg_opt_double_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<double>* v, bool* has) {
-  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (missing(ctx, args, i)) return false;
   v->clear();
   if (args[i]->isNone()) {
     *has = false;
     return true;
   }
-  if (!args[i]->isDoubleList()) return bad(ctx);
+  if (!args[i]->isDoubleList()) return wrong(ctx, args, i, "None or a float list of at most 4096 floats");
   const auto& l = args[i]->payload.as_double_list;
-  if (l.size() > 4096 || (l.size() > 0 && l.data() == nullptr)) return bad(ctx);
+  if (l.size() > 4096 || (l.size() > 0 && l.data() == nullptr)) return wrong(ctx, args, i, "None or a float list of at most 4096 floats");
   v->assign(l.begin(), l.end());
   *has = true;
   return true;
 }
 
 bool arg_opt_double(KernelRuntimeContext& ctx, Args args, size_t i, double* v, bool* has) {
-  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (missing(ctx, args, i)) return false;
   if (args[i]->isNone()) {
     *has = false;
     return true;
@@ -256,14 +297,14 @@ bool arg_opt_double(KernelRuntimeContext& ctx, Args args, size_t i, double* v, b
 }
 
 bool arg_opt_string(KernelRuntimeContext& ctx, Args args, size_t i, std::string_view* s, bool* has) {
-  if (i >= args.size() || args[i] == nullptr) return bad(ctx);
+  if (missing(ctx, args, i)) return false;
   if (args[i]->isNone()) {
     *has = false;
     return true;
   }
-  if (!args[i]->isString()) return bad(ctx);
+  if (!args[i]->isString()) return wrong(ctx, args, i, "None or a string");
   const auto& str = args[i]->payload.as_string;
-  if (str.size() > 0 && str.data() == nullptr) return bad(ctx);
+  if (str.size() > 0 && str.data() == nullptr) return wrong(ctx, args, i, "None or a string");
   *s = std::string_view(str.data(), str.size());
   *has = true;
   return true;
@@ -273,9 +314,12 @@ bool arg_opt_dtype(KernelRuntimeContext& ctx, Args args, size_t i, ScalarType* t
   int64_t v = 0;
   if (!arg_opt_int(ctx, args, i, &v, has)) return false;
   if (!*has) return true;
-  if (v < 0 || v >= static_cast<int64_t>(ScalarType::Undefined)) return bad(ctx, Error::InvalidType);
+  if (v < 0 || v >= static_cast<int64_t>(ScalarType::Undefined) || !rt::etensor::isValid(static_cast<ScalarType>(v))) {
+    fail(ctx, Error::InvalidType, "argument %zu (%lld) is not a dtype code this runtime knows", i,
+         static_cast<long long>(v));
+    return false;
+  }
   *t = static_cast<ScalarType>(v);
-  if (!rt::etensor::isValid(*t)) return bad(ctx, Error::InvalidType);
   return true;
 }
 
@@ -348,8 +392,25 @@ bool broadcast_shape(const Operand* const* ops, int n, Shape* out) {
   return true;
 }
 
+std::string shape_string(const int64_t* d, int n) {
+  std::string r = "[";
+  for (int k = 0; k < n; ++k) r += (k ? ", " : "") + std::to_string(d[k]);
+  return r + "]";
+}
+std::string shape_string(const Tensor& t) {
+  int64_t d[kMaxDim];
+  const int n = static_cast<int>(std::min<ssize_t>(t.dim(), kMaxDim));
+  for (int k = 0; k < n; ++k) d[k] = t.size(k);
+  return shape_string(d, n);
+}
+
 bool resize_out(KernelRuntimeContext& ctx, const Tensor& out, const Shape& shape) {
-  if (shape.ndim != out.dim() || shape.ndim > kMaxDim) return bad(ctx);
+  const auto out_fail = [&](Error e, const char* why) {
+    fail(ctx, e, "the output (shape %s) cannot take the result's shape %s: %s", shape_string(out).c_str(),
+         shape_string(shape.d, shape.ndim).c_str(), why);
+    return false;
+  };
+  if (shape.ndim != out.dim() || shape.ndim > kMaxDim) return out_fail(Error::InvalidArgument, "rank differs");
   {
     // Already the right shape (the common case for static programs): the tensor was validated on entry.
     auto cur = out.sizes();
@@ -360,15 +421,15 @@ bool resize_out(KernelRuntimeContext& ctx, const Tensor& out, const Shape& shape
   SizesType sz[kMaxDim];
   int64_t n = 1;
   for (int d = 0; d < shape.ndim; ++d) {
-    if (shape.d[d] < 0 || shape.d[d] > kMaxSize) return bad(ctx);
-    if (!checked_mul(n, shape.d[d], &n)) return bad(ctx);
+    if (shape.d[d] < 0 || shape.d[d] > kMaxSize || !checked_mul(n, shape.d[d], &n))
+      return out_fail(Error::InvalidArgument, "a size is out of range");
     sz[d] = static_cast<SizesType>(shape.d[d]);
   }
   Error e = rt::resize_tensor(out, ArrayRef<SizesType>(sz, static_cast<size_t>(shape.ndim)));
-  if (e != Error::Ok) return bad(ctx, e);
-  if (!valid_tensor(out) || out.numel() != n) return bad(ctx);
-  for (int d = 0; d < shape.ndim; ++d)
-    if (out.size(d) != shape.d[d]) return bad(ctx);
+  if (e != Error::Ok) return out_fail(e, "the output is static, or its memory is smaller");
+  bool ok = valid_tensor(out) && out.numel() == n;
+  for (int d = 0; ok && d < shape.ndim; ++d) ok = out.size(d) == shape.d[d];
+  if (!ok) return out_fail(Error::InvalidArgument, "the resize did not take");
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -34,9 +35,20 @@ constexpr int64_t kParallelGrain = 32768;
 
 // ---------------------------------------------------------------------------------------------------------
 // Failing.
+// The first failure of a call wins. Give the reason, naming the argument by its index in the operator's schema
+// (counting from 0) and what was wrong ("argument 1 has dtype Half, expected ..."); Method::execute prefixes the
+// method, operator and instruction.
+void fail(KernelRuntimeContext& ctx, Error e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 inline void fail(KernelRuntimeContext& ctx, Error e) {
   if (ctx.failure_state() == Error::Ok) ctx.fail(e);
 }
+// What an argument holds, for messages: "a Tensor", "an int", "None", ...
+const char* value_kind(const EValue* v);
+// A dtype's name for messages ("Float", "Long", ...).
+const char* dtype_name(ScalarType t);
+// "[2, 3, 4]", for messages.
+std::string shape_string(const int64_t* d, int n);
+std::string shape_string(const Tensor& t);
 
 // ---------------------------------------------------------------------------------------------------------
 // Scalars.

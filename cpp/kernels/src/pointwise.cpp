@@ -2,8 +2,30 @@
 #include "pointwise.h"
 
 #include <cstring>
+#include <string>
 
 namespace etk {
+
+bool elementwise_check(KernelRuntimeContext& ctx, const Tensor& out, const Operand* const* ins, int nin) {
+  static const char kTaken[] = "element-wise kernels take Float, Double, Long, Int, Short, Char, Byte and Bool";
+  for (int k = 0; k < nin; ++k) {
+    if (!is_supported_dtype(ins[k]->dtype)) {
+      fail(ctx, Error::InvalidType, "argument %d has dtype %s; %s", k, dtype_name(ins[k]->dtype), kTaken);
+      return false;
+    }
+  }
+  if (!is_supported_dtype(out.scalar_type())) {
+    fail(ctx, Error::InvalidType, "the output has dtype %s; %s", dtype_name(out.scalar_type()), kTaken);
+    return false;
+  }
+  return true;
+}
+
+void fail_broadcast(KernelRuntimeContext& ctx, const Operand* const* ins, int nin) {
+  std::string shapes;
+  for (int k = 0; k < nin; ++k) shapes += (k ? " and " : "") + shape_string(ins[k]->sizes, ins[k]->ndim);
+  fail(ctx, Error::InvalidArgument, "the input shapes %s do not broadcast together", shapes.c_str());
+}
 
 void harmonize(Operand* a, Operand* b, ScalarType out_t, void* sa, void* sb) {
   if (a->dtype == b->dtype) return;

@@ -339,7 +339,8 @@ int main(int argc, char** argv) {
   fn.get()(ctx, Span<EValue*>(ptrs.data(), ptrs.size()));
   const Error e = ctx.failure_state();
   if (e != Error::Ok) {
-    std::fprintf(stderr, "%s failed with error 0x%x\n", op_name.c_str(), static_cast<unsigned>(e));
+    std::fprintf(stderr, "%s failed with error 0x%x: %s\n", op_name.c_str(), static_cast<unsigned>(e),
+                 ctx.failure_message());
     return static_cast<int>(e);
   }
   for (size_t k = 0; k < outputs.size(); ++k) {

@@ -1,6 +1,8 @@
 #include <executorch/runtime/core/error.h>
+#include <executorch/runtime/kernel/kernel_runtime_context.h>
 #include <executorch/runtime/platform/log.h>
 
+#include <cstdarg>
 #include <cstdio>
 #include <string>
 
@@ -59,6 +61,14 @@ Error set_last_error(Error error, const char* fmt, ...) {
   record(error, fmt, ap);
   va_end(ap);
   return error;
+}
+
+void KernelRuntimeContext::fail(Error error, const char* fmt, ...) {
+  failure_state_ = error;
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(failure_message_, sizeof(failure_message_), fmt, ap);
+  va_end(ap);
 }
 
 namespace internal {

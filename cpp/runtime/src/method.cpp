@@ -412,8 +412,12 @@ Error MethodState::run_instruction(size_t chain, size_t& pc) {
       in.fn(ctx, Span<EValue*>(in.args.data(), in.args.size()));
       if (temp_allocator != nullptr) temp_allocator->reset();
       if (ctx.failure_state() != Error::Ok) {
-        return fail(ctx.failure_state(), "method %s: operator %s failed at instruction %zu (wrong input shapes or "
-                    "dtypes, or a variant the kernel does not support)", name, op_names[in.op_index].c_str(), pc);
+        const char* why = ctx.failure_message();
+        if (*why != '\0')
+          return fail(ctx.failure_state(), "method %s: operator %s failed at instruction %zu: %s", name,
+                      op_names[in.op_index].c_str(), pc, why);
+        return fail(ctx.failure_state(), "method %s: operator %s failed at instruction %zu (the kernel gave no "
+                    "reason)", name, op_names[in.op_index].c_str(), pc);
       }
       ++pc;
       return Error::Ok;
