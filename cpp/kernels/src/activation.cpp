@@ -70,8 +70,9 @@ void clamp_tensor_out(KernelRuntimeContext& ctx, Args args) {
   if (!x || !arg_opt_tensor(ctx, args, 1, &lo) || !arg_opt_tensor(ctx, args, 2, &hi)) return;
   const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
-  if (!lo && !hi) return fail(ctx, Error::InvalidArgument);
-  if (out->scalar_type() == ScalarType::Bool) return fail(ctx, Error::InvalidType);
+  if (!lo && !hi) return fail(ctx, Error::InvalidArgument, "min and max (arguments 1, 2) are both None");
+  if (out->scalar_type() == ScalarType::Bool)
+    return fail(ctx, Error::InvalidType, "the output has dtype Bool, expected a numeric dtype");
   Operand ox = operand_of(*x);
   Operand olo = lo ? operand_of(*lo) : ox, ohi = hi ? operand_of(*hi) : ox;
   auto lower = [](auto a, auto l) { return is_nan(a) ? a : is_nan(l) ? l : (a < l ? l : a); };
@@ -121,7 +122,8 @@ void gelu_out(KernelRuntimeContext& ctx, Args args) {
       return static_cast<T>(T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x))));
     });
   } else {
-    fail(ctx, Error::InvalidArgument);
+    fail(ctx, Error::InvalidArgument, "argument 1 (approximate) is '%.*s', expected 'none' or 'tanh'",
+         static_cast<int>(mode.size()), mode.data());
   }
 }
 

@@ -103,7 +103,8 @@ void div_out_mode(KernelRuntimeContext& ctx, Args args) {
   if (mode == "floor") {
     return binary_tt<MapKind::kFloat>(ctx, args, 3, [](auto a, auto b) { return std::floor(a / b); });
   }
-  fail(ctx, Error::InvalidArgument);
+  fail(ctx, Error::InvalidArgument, "argument 2 (rounding_mode) is '%.*s', expected None, 'trunc' or 'floor'",
+       static_cast<int>(mode.size()), mode.data());
 }
 
 }  // namespace etk

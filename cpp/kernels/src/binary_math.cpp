@@ -140,7 +140,7 @@ void int_div_family(KernelRuntimeContext& ctx, Args args, bool scalar_other) {
     binary_ts<MapKind::kArith>(ctx, args, 2, f);
   else
     binary_tt<MapKind::kArith>(ctx, args, 2, f);
-  if (zero.load()) fail(ctx, Error::InvalidArgument);
+  if (zero.load()) fail(ctx, Error::InvalidArgument, "integer division by zero: argument 1 holds 0");
 }
 }  // namespace
 

@@ -27,6 +27,9 @@ bool expand_param(const std::vector<int64_t>& v, int n, int64_t dflt, int64_t* o
 
 constexpr int64_t kMaxParam = 1 << 20;
 
+long long ll(int64_t v) { return static_cast<long long>(v); }
+std::string lst(const std::vector<int64_t>& v) { return shape_string(v.data(), static_cast<int>(v.size())); }
+
 bool in_range(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
 
 void im2col(const float* x, int64_t C, int64_t H, int64_t W, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
@@ -157,15 +160,24 @@ void convolution_out(KernelRuntimeContext& ctx, Args args) {
   if (!out) return;
   if (x->scalar_type() != ScalarType::Float || w->scalar_type() != ScalarType::Float ||
       out->scalar_type() != ScalarType::Float || (bias && bias->scalar_type() != ScalarType::Float))
-    return fail(ctx, Error::InvalidType);
+    return fail(ctx, Error::InvalidType,
+                "input, weight, bias, out (arguments 0, 1, 2, 9) have dtypes %s, %s, %s, %s; expected Float",
+                dtype_name(x->scalar_type()), dtype_name(w->scalar_type()),
+                bias ? dtype_name(bias->scalar_type()) : "None", dtype_name(out->scalar_type()));
   const int nd = static_cast<int>(x->dim());
-  if (nd == 5) return fail(ctx, Error::NotSupported);
-  if ((nd != 3 && nd != 4) || w->dim() != nd) return fail(ctx, Error::InvalidArgument);
+  if (nd == 5) return fail(ctx, Error::NotSupported, "argument 0 (input) is 5-d: 3-D convolution is not supported");
+  if ((nd != 3 && nd != 4) || w->dim() != nd)
+    return fail(ctx, Error::InvalidArgument,
+                "argument 0 (input) is %d-d, argument 1 (weight) %d-d: expected both 3-d or both 4-d", nd,
+                static_cast<int>(w->dim()));
   const int sp = nd - 2;
   int64_t s2[2], p2[2], d2[2], op2[2];
   if (!expand_param(stride_v, sp, 1, s2) || !expand_param(pad_v, sp, 0, p2) || !expand_param(dil_v, sp, 1, d2) ||
       !expand_param(opad_v, sp, 0, op2))
-    return fail(ctx, Error::InvalidArgument);
+    return fail(
+        ctx, Error::InvalidArgument,
+        "stride %s, padding %s, dilation %s, output_padding %s (arguments 3, 4, 5, 7): expected 1 or %d entries each",
+        lst(stride_v).c_str(), lst(pad_v).c_str(), lst(dil_v).c_str(), lst(opad_v).c_str(), sp);
   // Normalize to 2-D (1-D: H = 1).
   int64_t sh = 1, sw, ph = 0, pw, dh = 1, dw, oph = 0, opw;
   if (sp == 2) {
@@ -176,38 +188,66 @@ void convolution_out(KernelRuntimeContext& ctx, Args args) {
   if (!in_range(sh, 1, kMaxParam) || !in_range(sw, 1, kMaxParam) || !in_range(dh, 1, kMaxParam) ||
       !in_range(dw, 1, kMaxParam) || !in_range(ph, 0, kMaxParam) || !in_range(pw, 0, kMaxParam) ||
       !in_range(oph, 0, kMaxParam) || !in_range(opw, 0, kMaxParam) || !in_range(groups, 1, kMaxSize))
-    return fail(ctx, Error::InvalidArgument);
+    return fail(
+        ctx, Error::InvalidArgument,
+        "stride %s, padding %s, dilation %s, output_padding %s or groups %lld (arguments 3-5, 7, 8) is out of range",
+        lst(stride_v).c_str(), lst(pad_v).c_str(), lst(dil_v).c_str(), lst(opad_v).c_str(), ll(groups));
   const int64_t N = x->size(0), Cin = x->size(1);
   const int64_t H = sp == 2 ? x->size(2) : 1, W = x->size(nd - 1);
   const int64_t kh = sp == 2 ? w->size(2) : 1, kw = w->size(nd - 1);
-  if (Cin % groups != 0) return fail(ctx, Error::InvalidArgument);
+  if (Cin % groups != 0)
+    return fail(ctx, Error::InvalidArgument,
+                "argument 0 (input) has %lld channels, not divisible by groups %lld (argument 8)", ll(Cin), ll(groups));
   const int64_t Cig = Cin / groups;
   int64_t Cout, Cog;
   if (!transposed) {
     Cout = w->size(0);
-    if (Cout % groups != 0 || w->size(1) != Cig) return fail(ctx, Error::InvalidArgument);
+    if (Cout % groups != 0 || w->size(1) != Cig)
+      return fail(ctx, Error::InvalidArgument,
+                  "argument 1 (weight) has shape %s, expected [C_out, C_in/groups, ...] with C_out divisible by %lld, "
+                  "C_in/groups = %lld",
+                  shape_string(*w).c_str(), ll(groups), ll(Cig));
     Cog = Cout / groups;
   } else {
-    if (w->size(0) != Cin) return fail(ctx, Error::InvalidArgument);
+    if (w->size(0) != Cin)
+      return fail(ctx, Error::InvalidArgument,
+                  "argument 1 (weight) has shape %s, expected [C_in, C_out/groups, ...] with C_in = %lld (transposed)",
+                  shape_string(*w).c_str(), ll(Cin));
     Cog = w->size(1);
     Cout = Cog * groups;
-    if (Cout > kMaxSize) return fail(ctx, Error::InvalidArgument);
-    if (oph >= std::max(sh, dh) || opw >= std::max(sw, dw)) return fail(ctx, Error::InvalidArgument);
+    if (Cout > kMaxSize)
+      return fail(ctx, Error::InvalidArgument,
+                  "argument 1 (weight) has shape %s: %lld output channels * groups %lld is too many",
+                  shape_string(*w).c_str(), ll(Cog), ll(groups));
+    if (oph >= std::max(sh, dh) || opw >= std::max(sw, dw))
+      return fail(ctx, Error::InvalidArgument,
+                  "output_padding %s (argument 7) must be smaller than the stride or the dilation",
+                  lst(opad_v).c_str());
   }
-  if (bias && bias->numel() != Cout) return fail(ctx, Error::InvalidArgument);
-  if (kh <= 0 || kw <= 0) return fail(ctx, Error::InvalidArgument);
+  if (bias && bias->numel() != Cout)
+    return fail(ctx, Error::InvalidArgument, "argument 2 (bias) has %lld elements, expected C_out = %lld",
+                ll(bias->numel()), ll(Cout));
+  if (kh <= 0 || kw <= 0)
+    return fail(ctx, Error::InvalidArgument, "argument 1 (weight) has shape %s: an empty kernel",
+                shape_string(*w).c_str());
   int64_t Ho, Wo;
   if (!transposed) {
     const int64_t nh = H + 2 * ph - dh * (kh - 1) - 1, nw = W + 2 * pw - dw * (kw - 1) - 1;
-    if (nh < 0 || nw < 0) return fail(ctx, Error::InvalidArgument);
+    if (nh < 0 || nw < 0)
+      return fail(ctx, Error::InvalidArgument,
+                  "the padded input (argument 0, shape %s) is smaller than the dilated kernel %lldx%lld",
+                  shape_string(*x).c_str(), ll(dh * (kh - 1) + 1), ll(dw * (kw - 1) + 1));
     Ho = nh / sh + 1;
     Wo = nw / sw + 1;
   } else {
     Ho = (H - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1;
     Wo = (W - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1;
-    if (Ho <= 0 || Wo <= 0) return fail(ctx, Error::InvalidArgument);
+    if (Ho <= 0 || Wo <= 0)
+      return fail(ctx, Error::InvalidArgument, "the transposed convolution's output %lldx%lld is empty", ll(Ho),
+                  ll(Wo));
   }
-  if (Ho > kMaxSize || Wo > kMaxSize) return fail(ctx, Error::InvalidArgument);
+  if (Ho > kMaxSize || Wo > kMaxSize)
+    return fail(ctx, Error::InvalidArgument, "the output %lldx%lld is too large", ll(Ho), ll(Wo));
   Shape os;
   os.ndim = nd;
   os.d[0] = N;
@@ -400,7 +440,7 @@ bool pool_setup(KernelRuntimeContext& ctx, const Tensor& x, const std::vector<in
                 const std::vector<int64_t>& st, const std::vector<int64_t>& pad, const std::vector<int64_t>& dil,
                 bool ceil, Pool2d* p) {
   if (x.dim() != 3 && x.dim() != 4) {
-    fail(ctx, Error::InvalidArgument);
+    fail(ctx, Error::InvalidArgument, "argument 0 has shape %s, expected 3-d or 4-d", shape_string(x).c_str());
     return false;
   }
   p->batched = x.dim() == 4;
@@ -411,7 +451,10 @@ bool pool_setup(KernelRuntimeContext& ctx, const Tensor& x, const std::vector<in
   int64_t k2[2], s2[2], p2[2], d2[2];
   if (ks.empty() || !expand_param(ks, 2, 1, k2) || !expand_param(st.empty() ? ks : st, 2, 1, s2) ||
       !expand_param(pad, 2, 0, p2) || !expand_param(dil, 2, 1, d2)) {
-    fail(ctx, Error::InvalidArgument);
+    fail(ctx, Error::InvalidArgument,
+         "kernel_size %s, stride %s, padding %s, dilation %s (arguments 1-4): expected 1 or 2 entries, kernel_size not "
+         "empty",
+         lst(ks).c_str(), lst(st).c_str(), lst(pad).c_str(), lst(dil).c_str());
     return false;
   }
   p->kh = k2[0]; p->kw = k2[1]; p->sh = s2[0]; p->sw = s2[1];
@@ -419,12 +462,15 @@ bool pool_setup(KernelRuntimeContext& ctx, const Tensor& x, const std::vector<in
   if (!in_range(p->kh, 1, kMaxParam) || !in_range(p->kw, 1, kMaxParam) || !in_range(p->sh, 1, kMaxParam) ||
       !in_range(p->sw, 1, kMaxParam) || !in_range(p->dh, 1, kMaxParam) || !in_range(p->dw, 1, kMaxParam) ||
       p->ph < 0 || p->pw < 0 || p->ph > p->kh / 2 || p->pw > p->kw / 2) {
-    fail(ctx, Error::InvalidArgument);
+    fail(ctx, Error::InvalidArgument,
+         "kernel_size %lldx%lld, stride %lldx%lld, padding %lldx%lld, dilation %lldx%lld (arguments 1-4): out of range",
+         ll(p->kh), ll(p->kw), ll(p->sh), ll(p->sw), ll(p->ph), ll(p->pw), ll(p->dh), ll(p->dw));
     return false;
   }
   if (p->H == 0 || p->W == 0 || !pool_out_size(p->H, p->kh, p->sh, p->ph, p->dh, ceil, &p->Ho) ||
       !pool_out_size(p->W, p->kw, p->sw, p->pw, p->dw, ceil, &p->Wo)) {
-    fail(ctx, Error::InvalidArgument);
+    fail(ctx, Error::InvalidArgument, "argument 0 (shape %s) gives an empty or too large output for kernel %lldx%lld",
+         shape_string(x).c_str(), ll(p->kh), ll(p->kw));
     return false;
   }
   return true;
@@ -469,7 +515,9 @@ void max_pool2d_with_indices_out(KernelRuntimeContext& ctx, Args args) {
   if (!idx) return;
   if (x->scalar_type() != ScalarType::Float || out->scalar_type() != ScalarType::Float ||
       idx->scalar_type() != ScalarType::Long)
-    return fail(ctx, Error::InvalidType);
+    return fail(ctx, Error::InvalidType,
+                "self, out, indices (arguments 0, 6, 7) have dtypes %s, %s, %s; expected Float, Float, Long",
+                dtype_name(x->scalar_type()), dtype_name(out->scalar_type()), dtype_name(idx->scalar_type()));
   Pool2d p;
   if (!pool_setup(ctx, *x, ks, st, pad, dil, ceil, &p)) return;
   const Shape os = pool_shape(p);
@@ -545,8 +593,9 @@ void avg_pool2d_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* out = arg_tensor(ctx, args, 7);
   if (!out) return;
   if (x->scalar_type() != ScalarType::Float || out->scalar_type() != ScalarType::Float)
-    return fail(ctx, Error::InvalidType);
-  if (has_div && divisor == 0) return fail(ctx, Error::InvalidArgument);
+    return fail(ctx, Error::InvalidType, "self, out (arguments 0, 7) have dtypes %s, %s; expected Float",
+                dtype_name(x->scalar_type()), dtype_name(out->scalar_type()));
+  if (has_div && divisor == 0) return fail(ctx, Error::InvalidArgument, "divisor_override (argument 6) is 0");
   Pool2d p;
   if (!pool_setup(ctx, *x, ks, st, pad, {}, ceil, &p)) return;
   if (!resize_out(ctx, *out, pool_shape(p))) return;
@@ -587,16 +636,22 @@ void adaptive_avg_pool2d_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* out = arg_tensor(ctx, args, 2);
   if (!out) return;
   if (x->scalar_type() != ScalarType::Float || out->scalar_type() != ScalarType::Float)
-    return fail(ctx, Error::InvalidType);
-  if (x->dim() != 3 && x->dim() != 4) return fail(ctx, Error::InvalidArgument);
+    return fail(ctx, Error::InvalidType, "self, out (arguments 0, 2) have dtypes %s, %s; expected Float",
+                dtype_name(x->scalar_type()), dtype_name(out->scalar_type()));
+  if (x->dim() != 3 && x->dim() != 4)
+    return fail(ctx, Error::InvalidArgument, "argument 0 has shape %s, expected 3-d or 4-d", shape_string(*x).c_str());
   int64_t o2[2];
-  if (!expand_param(os_v, 2, 1, o2) || os_v.empty()) return fail(ctx, Error::InvalidArgument);
-  if (!in_range(o2[0], 1, kMaxSize) || !in_range(o2[1], 1, kMaxSize)) return fail(ctx, Error::InvalidArgument);
+  if (!expand_param(os_v, 2, 1, o2) || os_v.empty())
+    return fail(ctx, Error::InvalidArgument, "argument 1 (output_size) %s: expected 1 or 2 entries", lst(os_v).c_str());
+  if (!in_range(o2[0], 1, kMaxSize) || !in_range(o2[1], 1, kMaxSize))
+    return fail(ctx, Error::InvalidArgument, "argument 1 (output_size) %s: entries must be in [1, %lld]",
+                lst(os_v).c_str(), ll(kMaxSize));
   const bool batched = x->dim() == 4;
   const int64_t N = batched ? x->size(0) : 1, C = x->size(x->dim() - 3), H = x->size(x->dim() - 2),
                 W = x->size(x->dim() - 1);
   const int64_t Ho = o2[0], Wo = o2[1];
-  if (H == 0 || W == 0) return fail(ctx, Error::InvalidArgument);
+  if (H == 0 || W == 0)
+    return fail(ctx, Error::InvalidArgument, "argument 0 has shape %s: an empty plane", shape_string(*x).c_str());
   Shape s;
   if (batched) s.d[s.ndim++] = N;
   s.d[s.ndim++] = C;

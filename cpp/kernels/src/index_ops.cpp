@@ -9,18 +9,26 @@
 namespace etk {
 namespace {
 
+long long ll(int64_t v) { return static_cast<long long>(v); }
+
+void fail_dim(KernelRuntimeContext& ctx, int64_t dim, int argi, int64_t nd) {
+  fail(ctx, Error::InvalidArgument, "dim %lld (argument %d) is out of range for a %lld-d tensor", ll(dim), argi,
+       ll(nd));
+}
+
 bool same_or_fail(KernelRuntimeContext& ctx, ScalarType a, ScalarType b) {
   if (a != b || !is_supported_dtype(a)) {
-    fail(ctx, Error::InvalidType);
+    fail(ctx, Error::InvalidType, "argument 0 has dtype %s, the output %s: expected the same (supported) dtype",
+         dtype_name(a), dtype_name(b));
     return false;
   }
   return true;
 }
 
 // Reads an integer index tensor (Long/Int) in logical order.
-bool read_indices(KernelRuntimeContext& ctx, const Tensor& t, std::vector<int64_t>* v) {
+bool read_indices(KernelRuntimeContext& ctx, const Tensor& t, std::vector<int64_t>* v, const char* what) {
   if (t.scalar_type() != ScalarType::Long && t.scalar_type() != ScalarType::Int) {
-    fail(ctx, Error::InvalidType);
+    fail(ctx, Error::InvalidType, "%s has dtype %s, expected Long or Int", what, dtype_name(t.scalar_type()));
     return false;
   }
   v->assign(static_cast<size_t>(t.numel()), 0);
@@ -104,7 +112,8 @@ void index_tensor_out(KernelRuntimeContext& ctx, Args args) {
   std::vector<Entry> ent(static_cast<size_t>(nd));
   int d = 0;
   for (const Tensor* t : idx) {
-    if (d >= nd) return fail(ctx, Error::InvalidArgument);
+    if (d >= nd)
+      return fail(ctx, Error::InvalidArgument, "argument 1 (indices) indexes more than the %d dims of argument 0", nd);
     if (!t) {
       ++d;
       continue;
@@ -112,9 +121,14 @@ void index_tensor_out(KernelRuntimeContext& ctx, Args args) {
     const ScalarType st = t->scalar_type();
     if (st == ScalarType::Bool || st == ScalarType::Byte) {
       const int md = static_cast<int>(t->dim());
-      if (md == 0 || d + md > nd) return fail(ctx, Error::InvalidArgument);
+      if (md == 0 || d + md > nd)
+        return fail(ctx, Error::InvalidArgument, "a mask in argument 1 (indices) is %d-d at dim %d of a %d-d tensor",
+                    md, d, nd);
       for (int k = 0; k < md; ++k)
-        if (t->size(k) != in->size(d + k)) return fail(ctx, Error::InvalidArgument);
+        if (t->size(k) != in->size(d + k))
+          return fail(ctx, Error::InvalidArgument,
+                      "a mask in argument 1 (indices) has shape %s, argument 0 %s from dim %d",
+                      shape_string(*t).c_str(), shape_string(*in).c_str(), d);
       std::vector<int64_t> offs;
       tensor_offsets(*t, &offs);
       const uint8_t* mp = static_cast<const uint8_t*>(t->const_data_ptr());
@@ -140,7 +154,7 @@ void index_tensor_out(KernelRuntimeContext& ctx, Args args) {
     }
     auto& e = ent[static_cast<size_t>(d)];
     e.used = true;
-    if (!read_indices(ctx, *t, &e.v)) return;
+    if (!read_indices(ctx, *t, &e.v, "an index tensor in argument 1")) return;
     e.shape = shape_of(*t);
     ++d;
   }
@@ -171,7 +185,8 @@ void index_tensor_out(KernelRuntimeContext& ctx, Args args) {
   std::vector<const Operand*> sp;
   for (auto& o : shapes_ops) sp.push_back(&o);
   Shape B;
-  if (!broadcast_shape(sp.data(), static_cast<int>(sp.size()), &B)) return fail(ctx, Error::InvalidArgument);
+  if (!broadcast_shape(sp.data(), static_cast<int>(sp.size()), &B))
+    return fail(ctx, Error::InvalidArgument, "the index tensors in argument 1 (indices) do not broadcast together");
   bool adjacent = true;
   for (size_t k = 1; k < used_dims.size(); ++k)
     if (used_dims[k] != used_dims[k - 1] + 1) adjacent = false;
@@ -190,11 +205,15 @@ void index_tensor_out(KernelRuntimeContext& ctx, Args args) {
       if (adjacent && k == used_dims[0]) push_b();
       continue;
     }
-    if (os.ndim >= kMaxDim) return fail(ctx, Error::InvalidArgument);
+    if (os.ndim >= kMaxDim)
+      return fail(ctx, Error::InvalidArgument, "the result of indexing argument 0 (shape %s) would exceed %d dims",
+                  shape_string(*in).c_str(), kMaxDim);
     os.d[os.ndim++] = in->size(k);
     src_dim.push_back(k);
   }
-  if (os.ndim > kMaxDim) return fail(ctx, Error::InvalidArgument);
+  if (os.ndim > kMaxDim)
+    return fail(ctx, Error::InvalidArgument, "the result of indexing argument 0 (shape %s) would exceed %d dims",
+                shape_string(*in).c_str(), kMaxDim);
   // Base offset for each broadcast index position (validated).
   const int64_t nb = B.numel();
   std::vector<int64_t> base(static_cast<size_t>(nb), 0);
@@ -214,7 +233,9 @@ void index_tensor_out(KernelRuntimeContext& ctx, Args args) {
         if (oj >= 0 && so.sizes[oj] != 1) pos += c * so.strides[oj];
       }
       int64_t v = e.v[static_cast<size_t>(pos)];
-      if (v < -len || v >= len) return fail(ctx, Error::InvalidArgument);
+      if (v < -len || v >= len)
+        return fail(ctx, Error::InvalidArgument, "indices (argument 1) hold %lld, out of range for size %lld (dim %d)",
+                    ll(v), ll(len), k);
       if (v < 0) v += len;
       base[static_cast<size_t>(b)] += v * oin.strides[k];
     }
@@ -254,20 +275,26 @@ void index_select_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* out = index ? arg_tensor(ctx, args, 3) : nullptr;
   if (!out) return;
   if (!same_or_fail(ctx, in->scalar_type(), out->scalar_type())) return;
-  if (index->dim() > 1) return fail(ctx, Error::InvalidArgument);
+  if (index->dim() > 1)
+    return fail(ctx, Error::InvalidArgument, "argument 2 (index) is %d-d, expected 0-d or 1-d",
+                static_cast<int>(index->dim()));
   std::vector<int64_t> ids;
-  if (!read_indices(ctx, *index, &ids)) return;
+  if (!read_indices(ctx, *index, &ids, "argument 2 (index)")) return;
   const int nd = static_cast<int>(in->dim());
   int64_t d;
-  if (!norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
+  if (!norm_dim(dim, nd, &d)) return fail_dim(ctx, dim, 1, nd);
   const int64_t len = nd == 0 ? 1 : in->size(d);
   for (int64_t& v : ids) {
-    if (v < -len || v >= len) return fail(ctx, Error::InvalidArgument);
+    if (v < -len || v >= len)
+      return fail(ctx, Error::InvalidArgument, "index (argument 2) holds %lld, out of range for size %lld", ll(v),
+                  ll(len));
     if (v < 0) v += len;
   }
   Shape s = shape_of(*in);
   if (nd == 0) {
-    if (ids.size() != 1) return fail(ctx, Error::InvalidArgument);
+    if (ids.size() != 1)
+      return fail(ctx, Error::InvalidArgument, "argument 2 (index) has %zu entries, expected 1 for a 0-d tensor",
+                  ids.size());
     if (!resize_out(ctx, *out, s)) return;
     copy_operand(operand_of(*out), operand_of(*in), s);
     return;
@@ -302,14 +329,19 @@ void gather_out(KernelRuntimeContext& ctx, Args args) {
   if (!same_or_fail(ctx, in->scalar_type(), out->scalar_type())) return;
   const int nd = static_cast<int>(in->dim());
   int64_t d;
-  if (!norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
+  if (!norm_dim(dim, nd, &d)) return fail_dim(ctx, dim, 1, nd);
   const int ind = static_cast<int>(index->dim());
-  if (!(ind == nd || (nd == 0 && ind <= 1) || (ind == 0 && nd <= 1))) return fail(ctx, Error::InvalidArgument);
+  if (!(ind == nd || (nd == 0 && ind <= 1) || (ind == 0 && nd <= 1)))
+    return fail(ctx, Error::InvalidArgument, "argument 2 (index) is %d-d, argument 0 %d-d: expected the same rank", ind,
+                nd);
   if (nd > 0 && ind == nd)
     for (int k = 0; k < nd; ++k)
-      if (k != d && index->size(k) > in->size(k)) return fail(ctx, Error::InvalidArgument);
+      if (k != d && index->size(k) > in->size(k))
+        return fail(ctx, Error::InvalidArgument,
+                    "argument 2 (index) has shape %s, larger than argument 0 (%s) at dim %d",
+                    shape_string(*index).c_str(), shape_string(*in).c_str(), k);
   std::vector<int64_t> ids;
-  if (!read_indices(ctx, *index, &ids)) return;
+  if (!read_indices(ctx, *index, &ids, "argument 2 (index)")) return;
   if (!resize_out(ctx, *out, shape_of(*index))) return;
   const int64_t n = index->numel();
   if (n == 0) return;
@@ -322,7 +354,9 @@ void gather_out(KernelRuntimeContext& ctx, Args args) {
   const size_t es = static_cast<size_t>(in->element_size());
   for (int64_t i = 0; i < n; ++i) {
     int64_t v = ids[static_cast<size_t>(i)];
-    if (v < -len || v >= len) return fail(ctx, Error::InvalidArgument);
+    if (v < -len || v >= len)
+      return fail(ctx, Error::InvalidArgument, "index (argument 2) holds %lld, out of range for size %lld", ll(v),
+                  ll(len));
     if (v < 0) v += len;
     int64_t rem = i, off = 0;
     for (int j = ind - 1; j >= 0; --j) {
@@ -358,9 +392,13 @@ void scatter_view(KernelRuntimeContext& ctx, const Tensor& self, const Tensor& s
   }
   vs.ndim = dst.ndim;
   for (int k = 0; k < dst.ndim; ++k) vs.d[k] = dst.sizes[k];
-  if (src.dim() != vs.ndim) return fail(ctx, Error::InvalidArgument);
+  if (src.dim() != vs.ndim)
+    return fail(ctx, Error::InvalidArgument, "argument 1 (src) has shape %s, the slice of argument 0 has rank %d",
+                shape_string(src).c_str(), vs.ndim);
   for (int k = 0; k < vs.ndim; ++k)
-    if (src.size(k) != vs.d[k]) return fail(ctx, Error::InvalidArgument);
+    if (src.size(k) != vs.d[k])
+      return fail(ctx, Error::InvalidArgument, "argument 1 (src) has shape %s, the slice of argument 0 has shape %s",
+                  shape_string(src).c_str(), shape_string(vs.d, vs.ndim).c_str());
   if (vs.numel() == 0) return;
   copy_operand(dst, operand_of(src), vs);
 }
@@ -378,9 +416,12 @@ void select_scatter_out(KernelRuntimeContext& ctx, Args args) {
   if (!same_or_fail(ctx, self->scalar_type(), out->scalar_type()) || !is_supported_dtype(src->scalar_type())) return;
   const int nd = static_cast<int>(self->dim());
   int64_t d;
-  if (nd == 0 || !norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
+  if (nd == 0) return fail(ctx, Error::InvalidArgument, "argument 0 is 0-d, there is no dim to scatter into");
+  if (!norm_dim(dim, nd, &d)) return fail_dim(ctx, dim, 2, nd);
   const int64_t len = self->size(d);
-  if (index < -len || index >= len) return fail(ctx, Error::InvalidArgument);
+  if (index < -len || index >= len)
+    return fail(ctx, Error::InvalidArgument, "index %lld (argument 3) is out of range for size %lld (dim %lld)",
+                ll(index), ll(len), ll(d));
   if (index < 0) index += len;
   scatter_view(ctx, *self, *src, *out, d, index, 1, 1, true);
 }
@@ -401,7 +442,9 @@ void slice_scatter_out(KernelRuntimeContext& ctx, Args args) {
   if (!same_or_fail(ctx, self->scalar_type(), out->scalar_type()) || !is_supported_dtype(src->scalar_type())) return;
   const int nd = static_cast<int>(self->dim());
   int64_t d;
-  if (nd == 0 || step <= 0 || !norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
+  if (nd == 0) return fail(ctx, Error::InvalidArgument, "argument 0 is 0-d, there is no dim to scatter into");
+  if (step <= 0) return fail(ctx, Error::InvalidArgument, "step (argument 5) is %lld, expected > 0", ll(step));
+  if (!norm_dim(dim, nd, &d)) return fail_dim(ctx, dim, 2, nd);
   const int64_t len = self->size(d);
   if (!hs) start = 0;
   if (!he) end = len;
@@ -427,9 +470,9 @@ void flip_out(KernelRuntimeContext& ctx, Args args) {
   bool seen[kMaxDim] = {};
   for (int64_t v : dims) {
     int64_t d;
-    if (!norm_dim(v, nd, &d)) return fail(ctx, Error::InvalidArgument);
+    if (!norm_dim(v, nd, &d)) return fail_dim(ctx, v, 1, nd);
     if (nd == 0) continue;
-    if (seen[d]) return fail(ctx, Error::InvalidArgument);
+    if (seen[d]) return fail(ctx, Error::InvalidArgument, "argument 1 (dims) names dim %lld more than once", ll(d));
     seen[d] = true;
     if (src.sizes[d] > 0) src.data += (src.sizes[d] - 1) * src.strides[d] * src.esize;
     src.strides[d] = -src.strides[d];
@@ -457,13 +500,19 @@ void roll_out(KernelRuntimeContext& ctx, Args args) {
   const bool flat = dims.empty();
   int64_t flat_shift = 0;
   if (flat) {
-    if (shifts.size() != 1) return fail(ctx, Error::InvalidArgument);
+    if (shifts.size() != 1)
+      return fail(ctx, Error::InvalidArgument,
+                  "argument 1 (shifts) has %zu entries, expected 1 when argument 2 (dims) is empty", shifts.size());
     flat_shift = n > 0 ? ((shifts[0] % n) + n) % n : 0;
   } else {
-    if (shifts.size() != dims.size()) return fail(ctx, Error::InvalidArgument);
+    if (shifts.size() != dims.size())
+      return fail(ctx, Error::InvalidArgument, "argument 1 (shifts) has %zu entries, argument 2 (dims) %zu",
+                  shifts.size(), dims.size());
     for (size_t k = 0; k < dims.size(); ++k) {
       int64_t d;
-      if (nd == 0 || !norm_dim(dims[k], nd, &d)) return fail(ctx, Error::InvalidArgument);
+      if (nd == 0)
+        return fail(ctx, Error::InvalidArgument, "argument 0 is 0-d, it has no dim %lld to roll", ll(dims[k]));
+      if (!norm_dim(dims[k], nd, &d)) return fail_dim(ctx, dims[k], 2, nd);
       const int64_t len = in->size(d);
       if (len > 0) sh[d] = (((sh[d] + shifts[k]) % len) + len) % len;
     }
@@ -505,7 +554,9 @@ void repeat_out(KernelRuntimeContext& ctx, Args args) {
   if (!same_or_fail(ctx, in->scalar_type(), out->scalar_type())) return;
   const int nd = static_cast<int>(reps.size());
   const int ind = static_cast<int>(in->dim());
-  if (nd < ind || nd > kMaxDim) return fail(ctx, Error::InvalidArgument);
+  if (nd < ind || nd > kMaxDim)
+    return fail(ctx, Error::InvalidArgument,
+                "argument 1 (repeats) has %d entries, expected %d (argument 0's rank) to %d", nd, ind, kMaxDim);
   Shape s;
   s.ndim = nd;
   Operand src;  // the input viewed with nd dims
@@ -517,9 +568,13 @@ void repeat_out(KernelRuntimeContext& ctx, Args args) {
   for (int k = 0; k < nd; ++k) {
     const int id = k - (nd - ind);
     const int64_t isz = id >= 0 ? oi.sizes[id] : 1;
-    if (reps[static_cast<size_t>(k)] < 0) return fail(ctx, Error::InvalidArgument);
+    if (reps[static_cast<size_t>(k)] < 0)
+      return fail(ctx, Error::InvalidArgument, "argument 1 (repeats) holds %lld, expected >= 0",
+                  ll(reps[static_cast<size_t>(k)]));
     int64_t v;
-    if (!checked_mul(isz, reps[static_cast<size_t>(k)], &v) || v > kMaxSize) return fail(ctx, Error::InvalidArgument);
+    if (!checked_mul(isz, reps[static_cast<size_t>(k)], &v) || v > kMaxSize)
+      return fail(ctx, Error::InvalidArgument, "repeating dim %d (size %lld) %lld times is too large", k, ll(isz),
+                  ll(reps[static_cast<size_t>(k)]));
     s.d[k] = v;
     src.sizes[k] = isz;
     src.strides[k] = id >= 0 ? oi.strides[id] : 0;
@@ -557,7 +612,7 @@ void tri_impl(KernelRuntimeContext& ctx, Args args, bool upper) {
   if (!out) return;
   if (!same_or_fail(ctx, in->scalar_type(), out->scalar_type())) return;
   const int nd = static_cast<int>(in->dim());
-  if (nd < 2) return fail(ctx, Error::InvalidArgument);
+  if (nd < 2) return fail(ctx, Error::InvalidArgument, "argument 0 is %d-d, expected at least 2-d", nd);
   Shape s = shape_of(*in);
   if (!resize_out(ctx, *out, s)) return;
   const int64_t n = in->numel();
@@ -595,11 +650,16 @@ void cumsum_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
   const ScalarType it = in->scalar_type(), ot = out->scalar_type();
-  if (!is_supported_dtype(it) || !is_supported_dtype(ot) || ot == ScalarType::Bool) return fail(ctx, Error::InvalidType);
-  if (has_dt && dt != ot) return fail(ctx, Error::InvalidType);
+  if (!is_supported_dtype(it) || !is_supported_dtype(ot) || ot == ScalarType::Bool)
+    return fail(ctx, Error::InvalidType,
+                "argument 0 has dtype %s, the output %s: expected numeric dtypes, a non-Bool output", dtype_name(it),
+                dtype_name(ot));
+  if (has_dt && dt != ot)
+    return fail(ctx, Error::InvalidType, "argument 2 (dtype) is %s, the output %s: expected the same", dtype_name(dt),
+                dtype_name(ot));
   const int nd = static_cast<int>(in->dim());
   int64_t d;
-  if (!norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
+  if (!norm_dim(dim, nd, &d)) return fail_dim(ctx, dim, 1, nd);
   Shape s = shape_of(*in);
   if (!resize_out(ctx, *out, s)) return;
   const int64_t n = in->numel();
@@ -650,13 +710,18 @@ void topk_values(KernelRuntimeContext& ctx, Args args) {
   if (!idxs) return;
   const ScalarType t = in->scalar_type();
   if (!same_or_fail(ctx, t, vals->scalar_type())) return;
-  if (t == ScalarType::Bool || idxs->scalar_type() != ScalarType::Long) return fail(ctx, Error::InvalidType);
+  if (t == ScalarType::Bool)
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype Bool, expected a numeric dtype");
+  if (idxs->scalar_type() != ScalarType::Long)
+    return fail(ctx, Error::InvalidType, "argument 6 (indices) has dtype %s, expected Long",
+                dtype_name(idxs->scalar_type()));
   const int nd = static_cast<int>(in->dim());
   int64_t d;
-  if (!norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
+  if (!norm_dim(dim, nd, &d)) return fail_dim(ctx, dim, 2, nd);
   Shape s = shape_of(*in);
   const int64_t len = nd == 0 ? 1 : s.d[d];
-  if (k < 0 || k > len) return fail(ctx, Error::InvalidArgument);
+  if (k < 0 || k > len)
+    return fail(ctx, Error::InvalidArgument, "k %lld (argument 1) is out of range [0, %lld]", ll(k), ll(len));
   if (nd > 0) s.d[d] = k;
   if (!resize_out(ctx, *vals, s) || !resize_out(ctx, *idxs, s)) return;
   if (vals->numel() == 0) return;
@@ -708,13 +773,18 @@ namespace {
 void arange_impl(KernelRuntimeContext& ctx, const Scalar& start, const Scalar& end, const Scalar& step,
                  const Tensor& out) {
   const ScalarType ot = out.scalar_type();
-  if (!is_supported_dtype(ot) || ot == ScalarType::Bool) return fail(ctx, Error::InvalidType);
-  if (out.dim() != 1) return fail(ctx, Error::InvalidArgument);
+  if (!is_supported_dtype(ot) || ot == ScalarType::Bool)
+    return fail(ctx, Error::InvalidType, "the output has dtype %s, expected a numeric non-Bool dtype", dtype_name(ot));
+  if (out.dim() != 1)
+    return fail(ctx, Error::InvalidArgument, "the output is %d-d, expected 1-d", static_cast<int>(out.dim()));
   const double a = start.to_double(), b = end.to_double(), st = step.to_double();
-  if (!(st != 0) || !std::isfinite(a) || !std::isfinite(b) || !std::isfinite(st)) return fail(ctx, Error::InvalidArgument);
-  if ((st > 0 && b < a) || (st < 0 && b > a)) return fail(ctx, Error::InvalidArgument);
+  if (!(st != 0) || !std::isfinite(a) || !std::isfinite(b) || !std::isfinite(st))
+    return fail(ctx, Error::InvalidArgument, "step %g must be nonzero and start %g, end %g, step finite", st, a, b);
+  if ((st > 0 && b < a) || (st < 0 && b > a))
+    return fail(ctx, Error::InvalidArgument, "step %g goes away from end %g (start %g)", st, b, a);
   const double nd = std::ceil((b - a) / st);
-  if (!(nd >= 0) || nd > static_cast<double>(kMaxSize)) return fail(ctx, Error::InvalidArgument);
+  if (!(nd >= 0) || nd > static_cast<double>(kMaxSize))
+    return fail(ctx, Error::InvalidArgument, "arange from %g to %g by %g has too many elements", a, b, st);
   const int64_t n = static_cast<int64_t>(nd);
   Shape s;
   s.ndim = 1;
@@ -762,8 +832,11 @@ void scalar_tensor_out(KernelRuntimeContext& ctx, Args args) {
   if (!arg_scalar(ctx, args, 0, &v)) return;
   const Tensor* out = arg_tensor(ctx, args, 1);
   if (!out) return;
-  if (!is_supported_dtype(out->scalar_type())) return fail(ctx, Error::InvalidType);
-  if (out->dim() != 0) return fail(ctx, Error::InvalidArgument);
+  if (!is_supported_dtype(out->scalar_type()))
+    return fail(ctx, Error::InvalidType, "the output has dtype %s, which cannot be filled",
+                dtype_name(out->scalar_type()));
+  if (out->dim() != 0)
+    return fail(ctx, Error::InvalidArgument, "the output is %d-d, expected 0-d", static_cast<int>(out->dim()));
   fill_scalar(*out, v);
 }
 
@@ -774,8 +847,12 @@ void fill_sized(KernelRuntimeContext& ctx, Args args, int64_t value) {
   if (!arg_int_list(ctx, args, 0, &size)) return;
   const Tensor* out = arg_tensor(ctx, args, 1);
   if (!out) return;
-  if (!is_supported_dtype(out->scalar_type())) return fail(ctx, Error::InvalidType);
-  if (size.size() > static_cast<size_t>(kMaxDim)) return fail(ctx, Error::InvalidArgument);
+  if (!is_supported_dtype(out->scalar_type()))
+    return fail(ctx, Error::InvalidType, "the output has dtype %s, which cannot be filled",
+                dtype_name(out->scalar_type()));
+  if (size.size() > static_cast<size_t>(kMaxDim))
+    return fail(ctx, Error::InvalidArgument, "argument 0 (size) has %zu dims, at most %d are supported", size.size(),
+                kMaxDim);
   if (!resize_out(ctx, *out, shape_from(size))) return;
   Scalar v;
   v.i = value;
@@ -795,19 +872,29 @@ void stack_out(KernelRuntimeContext& ctx, Args args) {
   if (!arg_tensor_list(ctx, args, 0, &ts) || !arg_int(ctx, args, 1, &dim)) return;
   const Tensor* out = arg_tensor(ctx, args, 2);
   if (!out) return;
-  if (ts.empty()) return fail(ctx, Error::InvalidArgument);
+  if (ts.empty()) return fail(ctx, Error::InvalidArgument, "argument 0 (tensors) is empty");
   const int nd = static_cast<int>(ts[0].dim());
-  if (nd + 1 > kMaxDim) return fail(ctx, Error::InvalidArgument);
-  if (dim < -(nd + 1) || dim > nd) return fail(ctx, Error::InvalidArgument);
+  if (nd + 1 > kMaxDim)
+    return fail(ctx, Error::InvalidArgument, "argument 0 holds %d-d tensors; stacking them exceeds %d dims", nd,
+                kMaxDim);
+  if (dim < -(nd + 1) || dim > nd)
+    return fail(ctx, Error::InvalidArgument, "dim %lld (argument 1) is out of range [%d, %d] for stacking %d-d tensors",
+                ll(dim), -(nd + 1), nd, nd);
   const int d = static_cast<int>(dim < 0 ? dim + nd + 1 : dim);
   for (const Tensor& t : ts) {
     if (!is_supported_dtype(t.scalar_type()) || !is_supported_dtype(out->scalar_type()))
-      return fail(ctx, Error::InvalidType);
-    if (t.dim() != nd) return fail(ctx, Error::InvalidArgument);
+      return fail(ctx, Error::InvalidType, "a tensor in argument 0 has dtype %s, the output %s: not supported",
+                  dtype_name(t.scalar_type()), dtype_name(out->scalar_type()));
+    if (t.dim() != nd)
+      return fail(ctx, Error::InvalidArgument, "tensors in argument 0 have shapes %s and %s: expected the same",
+                  shape_string(ts[0]).c_str(), shape_string(t).c_str());
     for (int k = 0; k < nd; ++k)
-      if (t.size(k) != ts[0].size(k)) return fail(ctx, Error::InvalidArgument);
+      if (t.size(k) != ts[0].size(k))
+        return fail(ctx, Error::InvalidArgument, "tensors in argument 0 have shapes %s and %s: expected the same",
+                    shape_string(ts[0]).c_str(), shape_string(t).c_str());
   }
-  if (static_cast<int64_t>(ts.size()) > kMaxSize) return fail(ctx, Error::InvalidArgument);
+  if (static_cast<int64_t>(ts.size()) > kMaxSize)
+    return fail(ctx, Error::InvalidArgument, "argument 0 holds %zu tensors, too many", ts.size());
   Shape s;
   s.ndim = nd + 1;
   for (int k = 0, j = 0; k < nd + 1; ++k) s.d[k] = k == d ? static_cast<int64_t>(ts.size()) : ts[0].size(j++);
@@ -835,12 +922,16 @@ void unbind_copy_int_out(KernelRuntimeContext& ctx, Args args) {
   if (!in || !arg_int(ctx, args, 1, &dim) || !arg_tensor_list(ctx, args, 2, &outs)) return;
   const int nd = static_cast<int>(in->dim());
   int64_t d;
-  if (nd == 0 || !norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
-  if (static_cast<int64_t>(outs.size()) != in->size(d)) return fail(ctx, Error::InvalidArgument);
+  if (nd == 0) return fail(ctx, Error::InvalidArgument, "argument 0 is 0-d, there is no dim to unbind");
+  if (!norm_dim(dim, nd, &d)) return fail_dim(ctx, dim, 1, nd);
+  if (static_cast<int64_t>(outs.size()) != in->size(d))
+    return fail(ctx, Error::InvalidArgument, "argument 2 (out) holds %zu tensors, dim %lld of argument 0 has size %lld",
+                outs.size(), ll(d), ll(in->size(d)));
   const Operand oi = operand_of(*in);
   for (size_t i = 0; i < outs.size(); ++i) {
     if (!is_supported_dtype(in->scalar_type()) || !is_supported_dtype(outs[i].scalar_type()))
-      return fail(ctx, Error::InvalidType);
+      return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, output %zu in argument 2 %s: not supported",
+                  dtype_name(in->scalar_type()), i, dtype_name(outs[i].scalar_type()));
     Operand src = oi;
     src.data += static_cast<int64_t>(i) * oi.strides[d] * oi.esize;
     for (int k = static_cast<int>(d); k + 1 < src.ndim; ++k) {

@@ -68,8 +68,12 @@ void mm_out(KernelRuntimeContext& ctx, Args args) {
   if (!out) return;
   const ScalarType t = a->scalar_type();
   if (b->scalar_type() != t || out->scalar_type() != t || !is_supported_dtype(t) || t == ScalarType::Bool)
-    return fail(ctx, Error::InvalidType);
-  if (a->dim() != 2 || b->dim() != 2 || a->size(1) != b->size(0)) return fail(ctx, Error::InvalidArgument);
+    return fail(ctx, Error::InvalidType,
+                "self, mat2, out (arguments 0, 1, 2) have dtypes %s, %s, %s; expected the same numeric dtype",
+                dtype_name(t), dtype_name(b->scalar_type()), dtype_name(out->scalar_type()));
+  if (a->dim() != 2 || b->dim() != 2 || a->size(1) != b->size(0))
+    return fail(ctx, Error::InvalidArgument, "arguments 0 and 1 have shapes %s and %s, expected [M, K] and [K, N]",
+                shape_string(*a).c_str(), shape_string(*b).c_str());
   Shape s;
   s.ndim = 2;
   s.d[0] = a->size(0);
@@ -90,9 +94,13 @@ void bmm_out(KernelRuntimeContext& ctx, Args args) {
   if (!out) return;
   const ScalarType t = a->scalar_type();
   if (b->scalar_type() != t || out->scalar_type() != t || !is_supported_dtype(t) || t == ScalarType::Bool)
-    return fail(ctx, Error::InvalidType);
+    return fail(ctx, Error::InvalidType,
+                "self, mat2, out (arguments 0, 1, 2) have dtypes %s, %s, %s; expected the same numeric dtype",
+                dtype_name(t), dtype_name(b->scalar_type()), dtype_name(out->scalar_type()));
   if (a->dim() != 3 || b->dim() != 3 || a->size(0) != b->size(0) || a->size(2) != b->size(1))
-    return fail(ctx, Error::InvalidArgument);
+    return fail(ctx, Error::InvalidArgument,
+                "arguments 0 and 1 have shapes %s and %s, expected [B, M, K] and [B, K, N]", shape_string(*a).c_str(),
+                shape_string(*b).c_str());
   Shape s;
   s.ndim = 3;
   s.d[0] = a->size(0);
@@ -134,9 +142,14 @@ void addmm_out(KernelRuntimeContext& ctx, Args args) {
   const ScalarType t = a->scalar_type();
   if (b->scalar_type() != t || out->scalar_type() != t || !is_supported_dtype(t) || t == ScalarType::Bool ||
       !is_supported_dtype(self->scalar_type()))
-    return fail(ctx, Error::InvalidType);
+    return fail(
+        ctx, Error::InvalidType,
+        "self, mat1, mat2, out (arguments 0, 1, 2, 5) have dtypes %s, %s, %s, %s; expected mat1's numeric dtype",
+        dtype_name(self->scalar_type()), dtype_name(t), dtype_name(b->scalar_type()), dtype_name(out->scalar_type()));
   if (a->dim() != 2 || b->dim() != 2 || a->size(1) != b->size(0) || self->dim() > 2)
-    return fail(ctx, Error::InvalidArgument);
+    return fail(ctx, Error::InvalidArgument,
+                "arguments 1 and 2 have shapes %s and %s, expected [M, K] and [K, N]; argument 0 %s, at most 2-d",
+                shape_string(*a).c_str(), shape_string(*b).c_str(), shape_string(*self).c_str());
   Shape s;
   s.ndim = 2;
   s.d[0] = a->size(0);
@@ -146,7 +159,9 @@ void addmm_out(KernelRuntimeContext& ctx, Args args) {
   {
     Loop<1> chk;
     const Operand* ops[1] = {&os};
-    if (!chk.init(s, ops)) return fail(ctx, Error::InvalidArgument);
+    if (!chk.init(s, ops))
+      return fail(ctx, Error::InvalidArgument, "argument 0 (shape %s) does not broadcast to [%lld, %lld]",
+                  shape_string(*self).c_str(), static_cast<long long>(s.d[0]), static_cast<long long>(s.d[1]));
   }
   if (!resize_out(ctx, *out, s)) return;
   if (out->numel() == 0) return;
@@ -170,11 +185,21 @@ void linear_out(KernelRuntimeContext& ctx, Args args) {
   if (!out) return;
   if (x->scalar_type() != ScalarType::Float || w->scalar_type() != ScalarType::Float ||
       out->scalar_type() != ScalarType::Float || (bias && bias->scalar_type() != ScalarType::Float))
-    return fail(ctx, Error::InvalidType);
-  if (x->dim() < 1 || w->dim() != 2 || x->size(x->dim() - 1) != w->size(1)) return fail(ctx, Error::InvalidArgument);
+    return fail(ctx, Error::InvalidType,
+                "input, weight, bias, out (arguments 0, 1, 2, 3) have dtypes %s, %s, %s, %s; expected Float",
+                dtype_name(x->scalar_type()), dtype_name(w->scalar_type()),
+                bias ? dtype_name(bias->scalar_type()) : "None", dtype_name(out->scalar_type()));
+  if (x->dim() < 1 || w->dim() != 2 || x->size(x->dim() - 1) != w->size(1))
+    return fail(ctx, Error::InvalidArgument,
+                "argument 0 (input) has shape %s, argument 1 (weight) %s: expected [..., K] and [N, K]",
+                shape_string(*x).c_str(), shape_string(*w).c_str());
   const int64_t K = w->size(1), N = w->size(0);
-  if (bias && !(bias->numel() == N || bias->numel() == 1) ) return fail(ctx, Error::InvalidArgument);
-  if (bias && bias->dim() > 1) return fail(ctx, Error::InvalidArgument);
+  if (bias && !(bias->numel() == N || bias->numel() == 1))
+    return fail(ctx, Error::InvalidArgument, "argument 2 (bias) has %lld elements, expected %lld (or 1)",
+                static_cast<long long>(bias->numel()), static_cast<long long>(N));
+  if (bias && bias->dim() > 1)
+    return fail(ctx, Error::InvalidArgument, "argument 2 (bias) has shape %s, expected 0-d or 1-d",
+                shape_string(*bias).c_str());
   Shape s = shape_of(*x);
   s.d[s.ndim - 1] = N;
   if (!resize_out(ctx, *out, s)) return;

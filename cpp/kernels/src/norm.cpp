@@ -7,12 +7,28 @@
 namespace etk {
 namespace {
 
+long long ll(int64_t v) { return static_cast<long long>(v); }
+
+// Fails naming the first (schema index, tensor) pair whose tensor is present and not Float.
+void fail_not_float(KernelRuntimeContext& ctx, std::initializer_list<std::pair<int, const Tensor*>> ts) {
+  for (const auto& [i, t] : ts)
+    if (t && t->scalar_type() != ScalarType::Float)
+      return fail(ctx, Error::InvalidType, "argument %d has dtype %s, expected Float", i, dtype_name(t->scalar_type()));
+  fail(ctx, Error::InvalidType, "a tensor argument is not Float");
+}
+
 // Reads a 1-D per-channel parameter of length C into doubles (dflt when absent).
-bool channel_param(KernelRuntimeContext& ctx, const Tensor* t, int64_t C, double dflt, std::vector<double>* v) {
+bool channel_param(KernelRuntimeContext& ctx, const Tensor* t, int argi, int64_t C, double dflt,
+                   std::vector<double>* v) {
   v->assign(static_cast<size_t>(C), dflt);
   if (!t) return true;
-  if (t->numel() != C || t->dim() != 1 || !is_supported_dtype(t->scalar_type())) {
-    fail(ctx, t->numel() != C || t->dim() != 1 ? Error::InvalidArgument : Error::InvalidType);
+  if (t->numel() != C || t->dim() != 1) {
+    fail(ctx, Error::InvalidArgument, "argument %d has shape %s, expected [%lld] (the input's channels)", argi,
+         shape_string(*t).c_str(), ll(C));
+    return false;
+  }
+  if (!is_supported_dtype(t->scalar_type())) {
+    fail(ctx, Error::InvalidType, "argument %d has dtype %s, not supported", argi, dtype_name(t->scalar_type()));
     return false;
   }
   const char* p = static_cast<const char*>(t->const_data_ptr());
@@ -51,12 +67,16 @@ void native_batch_norm_legit_no_training_out(KernelRuntimeContext& ctx, Args arg
   const Tensor* o2 = o1 ? arg_tensor(ctx, args, 9) : nullptr;
   if (!o2) return;
   const ScalarType t = x->scalar_type();
-  if (!is_floating(t) || out->scalar_type() != t) return fail(ctx, Error::InvalidType);
-  if (x->dim() < 2) return fail(ctx, Error::InvalidArgument);
+  if (!is_floating(t) || out->scalar_type() != t)
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, the output %s: expected Float or Double, the same",
+                dtype_name(t), dtype_name(out->scalar_type()));
+  if (x->dim() < 2)
+    return fail(ctx, Error::InvalidArgument, "argument 0 (input) has shape %s, expected at least 2-d",
+                shape_string(*x).c_str());
   const int64_t C = x->size(1);
   std::vector<double> wv, bv, mv, vv;
-  if (!channel_param(ctx, w, C, 1.0, &wv) || !channel_param(ctx, b, C, 0.0, &bv) ||
-      !channel_param(ctx, rm, C, 0.0, &mv) || !channel_param(ctx, rv, C, 1.0, &vv))
+  if (!channel_param(ctx, w, 1, C, 1.0, &wv) || !channel_param(ctx, b, 2, C, 0.0, &bv) ||
+      !channel_param(ctx, rm, 3, C, 0.0, &mv) || !channel_param(ctx, rv, 4, C, 1.0, &vv))
     return;
   const Shape s = shape_of(*x);
   if (!resize_out(ctx, *out, s)) return;
@@ -87,7 +107,8 @@ void native_batch_norm_legit_no_training_out(KernelRuntimeContext& ctx, Args arg
     Operand ox = operand_of(*x), oo = operand_of(*out);
     const Operand* ops[4] = {&oo, &ox, &os, &oh};
     Loop<4> L;
-    if (!L.init(s, ops)) return fail(ctx, Error::InvalidArgument);
+    if (!L.init(s, ops))
+      return fail(ctx, Error::InvalidArgument, "argument 0 (shape %s) is too large", shape_string(*x).c_str());
     T* ob = reinterpret_cast<T*>(oo.data);
     const T* xb = reinterpret_cast<const T*>(ox.data);
     const T* sb = scale.data();
@@ -127,18 +148,27 @@ void native_layer_norm_out(KernelRuntimeContext& ctx, Args args) {
   if (x->scalar_type() != ScalarType::Float || out->scalar_type() != ScalarType::Float ||
       mean_t->scalar_type() != ScalarType::Float || rstd_t->scalar_type() != ScalarType::Float ||
       (w && w->scalar_type() != ScalarType::Float) || (b && b->scalar_type() != ScalarType::Float))
-    return fail(ctx, Error::InvalidType);
+    return fail_not_float(ctx, {{0, x}, {2, w}, {3, b}, {5, out}, {6, mean_t}, {7, rstd_t}});
   const int nd = static_cast<int>(x->dim());
   const int nn = static_cast<int>(ns.size());
-  if (nn < 1 || nn > nd) return fail(ctx, Error::InvalidArgument);
+  if (nn < 1 || nn > nd)
+    return fail(ctx, Error::InvalidArgument, "argument 1 (normalized_shape) %s has %d dims, argument 0 (shape %s) %d",
+                shape_string(ns.data(), nn).c_str(), nn, shape_string(*x).c_str(), nd);
   int64_t N = 1;
   for (int k = 0; k < nn; ++k) {
-    if (ns[k] != x->size(nd - nn + k)) return fail(ctx, Error::InvalidArgument);
+    if (ns[k] != x->size(nd - nn + k))
+      return fail(ctx, Error::InvalidArgument,
+                  "argument 1 (normalized_shape) %s is not the trailing shape of argument 0 (shape %s)",
+                  shape_string(ns.data(), nn).c_str(), shape_string(*x).c_str());
     N *= ns[k];
   }
   const int64_t M = N == 0 ? 0 : x->numel() / N;
-  if (w && w->numel() != N) return fail(ctx, Error::InvalidArgument);
-  if (b && b->numel() != N) return fail(ctx, Error::InvalidArgument);
+  if (w && w->numel() != N)
+    return fail(ctx, Error::InvalidArgument, "argument 2 (weight) has %lld elements, expected %lld", ll(w->numel()),
+                ll(N));
+  if (b && b->numel() != N)
+    return fail(ctx, Error::InvalidArgument, "argument 3 (bias) has %lld elements, expected %lld", ll(b->numel()),
+                ll(N));
   const Shape s = shape_of(*x);
   Shape ss = s;
   for (int k = nd - nn; k < nd; ++k) ss.d[k] = 1;
@@ -206,13 +236,21 @@ void native_group_norm_out(KernelRuntimeContext& ctx, Args args) {
   if (x->scalar_type() != ScalarType::Float || out->scalar_type() != ScalarType::Float ||
       mean_t->scalar_type() != ScalarType::Float || rstd_t->scalar_type() != ScalarType::Float ||
       (w && w->scalar_type() != ScalarType::Float) || (b && b->scalar_type() != ScalarType::Float))
-    return fail(ctx, Error::InvalidType);
+    return fail_not_float(ctx, {{0, x}, {1, w}, {2, b}, {8, out}, {9, mean_t}, {10, rstd_t}});
   if (x->dim() < 2 || N != x->size(0) || C != x->size(1) || G <= 0 || C % G != 0)
-    return fail(ctx, Error::InvalidArgument);
+    return fail(ctx, Error::InvalidArgument,
+                "argument 0 has shape %s; N %lld, C %lld, group %lld (arguments 3, 4, 6): expected [N, C, ...], C "
+                "divisible by group",
+                shape_string(*x).c_str(), ll(N), ll(C), ll(G));
   int64_t hw = 1;
   for (int d = 2; d < x->dim(); ++d) hw *= x->size(d);
-  if (hw != HxW) return fail(ctx, Error::InvalidArgument);
-  if ((w && w->numel() != C) || (b && b->numel() != C)) return fail(ctx, Error::InvalidArgument);
+  if (hw != HxW)
+    return fail(ctx, Error::InvalidArgument, "HxW (argument 5) is %lld, argument 0 (shape %s) has %lld", ll(HxW),
+                shape_string(*x).c_str(), ll(hw));
+  if ((w && w->numel() != C) || (b && b->numel() != C))
+    return fail(ctx, Error::InvalidArgument,
+                "weight, bias (arguments 1, 2) have %lld, %lld elements (-1: None), expected C = %lld",
+                ll(w ? w->numel() : -1), ll(b ? b->numel() : -1), ll(C));
   Shape ss;
   ss.ndim = 2;
   ss.d[0] = N;

@@ -7,6 +7,8 @@
 namespace etk {
 namespace {
 
+long long ll(int64_t v) { return static_cast<long long>(v); }
+
 // Splits an input's dims into kept and reduced ones and drives a loop over the output with an inner loop
 // over the reduced sub-space.
 struct ReducePlan {
@@ -25,12 +27,12 @@ bool make_plan(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, c
     for (int64_t d : dims) {
       int64_t nd2;
       if (!norm_dim(d, nd, &nd2)) {
-        fail(ctx, Error::InvalidArgument);
+        fail(ctx, Error::InvalidArgument, "dim %lld (argument 1) is out of range for a %d-d tensor", ll(d), nd);
         return false;
       }
       if (nd == 0) continue;
       if (red[nd2]) {
-        fail(ctx, Error::InvalidArgument);
+        fail(ctx, Error::InvalidArgument, "dim %lld (argument 1) is given more than once", ll(d));
         return false;
       }
       red[nd2] = true;
@@ -78,7 +80,7 @@ bool make_plan(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, c
   const Operand* ops2[2] = {&kout, &kin};
   const Operand* ops1[1] = {&rin};
   if (!p->outer.init(kshape, ops2) || !p->inner.init(rshape, ops1, /*reorder=*/false)) {
-    fail(ctx, Error::InvalidArgument);
+    fail(ctx, Error::InvalidArgument, "argument 0 (shape %s) is too large to reduce", shape_string(in).c_str());
     return false;
   }
   return true;
@@ -183,9 +185,14 @@ void sum_mean(KernelRuntimeContext& ctx, Args args, bool mean) {
   const Tensor* out = arg_tensor(ctx, args, 4);
   if (!out) return;
   const ScalarType it = in->scalar_type(), ot = out->scalar_type();
-  if (!is_supported_dtype(it) || !is_supported_dtype(ot)) return fail(ctx, Error::InvalidType);
-  if (has_dt && dt != ot) return fail(ctx, Error::InvalidType);
-  if (mean && !is_floating(ot)) return fail(ctx, Error::InvalidType);
+  if (!is_supported_dtype(it) || !is_supported_dtype(ot))
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, the output %s: not supported", dtype_name(it),
+                dtype_name(ot));
+  if (has_dt && dt != ot)
+    return fail(ctx, Error::InvalidType, "argument 3 (dtype) is %s, the output %s: expected the same", dtype_name(dt),
+                dtype_name(ot));
+  if (mean && !is_floating(ot))
+    return fail(ctx, Error::InvalidType, "the output has dtype %s, mean needs Float or Double", dtype_name(ot));
   if (it == ScalarType::Float && ot == ScalarType::Float && sum_trailing_float(ctx, *in, *out, dims, all, keepdim, mean))
     return;
   ReducePlan p;
@@ -239,13 +246,18 @@ void amax_amin(KernelRuntimeContext& ctx, Args args, bool is_max) {
   if (!dims_arg(ctx, args, 1, &dims, &all) || !arg_bool(ctx, args, 2, &keepdim)) return;
   const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
-  if (in->scalar_type() != out->scalar_type()) return fail(ctx, Error::InvalidType);
+  if (in->scalar_type() != out->scalar_type())
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, the output %s: expected the same",
+                dtype_name(in->scalar_type()), dtype_name(out->scalar_type()));
   ReducePlan p;
   const ScalarType t = in->scalar_type();
-  if (!is_supported_dtype(t)) return fail(ctx, Error::InvalidType);
+  if (!is_supported_dtype(t))
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, not supported", dtype_name(t));
   if (!make_plan(ctx, *in, *out, dims, all, keepdim, &p)) return;
   if (p.outer.numel == 0) return;
-  if (p.inner.numel == 0) return fail(ctx, Error::InvalidArgument);
+  if (p.inner.numel == 0)
+    return fail(ctx, Error::InvalidArgument, "argument 0 (shape %s): cannot reduce over an empty dim",
+                shape_string(*in).c_str());
   auto run = [&](auto z) {
     using T = decltype(z);
     const T* ib = in->const_data_ptr<T>();
@@ -278,10 +290,13 @@ void argmax_argmin(KernelRuntimeContext& ctx, Args args, bool is_max) {
   if (!arg_opt_int(ctx, args, 1, &dim, &has_dim) || !arg_bool(ctx, args, 2, &keepdim)) return;
   const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
-  if (out->scalar_type() != ScalarType::Long) return fail(ctx, Error::InvalidType);
+  if (out->scalar_type() != ScalarType::Long)
+    return fail(ctx, Error::InvalidType, "the output has dtype %s, expected Long", dtype_name(out->scalar_type()));
   const ScalarType t = in->scalar_type();
-  if (!is_supported_dtype(t) || t == ScalarType::Bool) return fail(ctx, Error::InvalidType);
-  if (in->numel() == 0) return fail(ctx, Error::InvalidArgument);
+  if (!is_supported_dtype(t) || t == ScalarType::Bool)
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, expected a numeric non-Bool dtype", dtype_name(t));
+  if (in->numel() == 0)
+    return fail(ctx, Error::InvalidArgument, "argument 0 (shape %s) is empty", shape_string(*in).c_str());
   ReducePlan p;
   std::vector<int64_t> dims;
   if (has_dim) dims.push_back(dim);
@@ -292,7 +307,9 @@ void argmax_argmin(KernelRuntimeContext& ctx, Args args, bool is_max) {
     return;
   }
   if (p.outer.numel == 0) return;
-  if (p.inner.numel == 0) return fail(ctx, Error::InvalidArgument);
+  if (p.inner.numel == 0)
+    return fail(ctx, Error::InvalidArgument, "argument 0 (shape %s): cannot reduce over an empty dim",
+                shape_string(*in).c_str());
   // The reduced loop runs in logical order (no reordering), so counting calls gives the logical index.
   dispatch_numeric(t, [&](auto z) {
     using T = decltype(z);
@@ -320,7 +337,9 @@ void argmax_argmin(KernelRuntimeContext& ctx, Args args, bool is_max) {
 void any_impl(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, const std::vector<int64_t>& dims,
               bool all, bool keepdim) {
   const ScalarType it = in.scalar_type(), ot = out.scalar_type();
-  if (!is_supported_dtype(it) || !is_supported_dtype(ot)) return fail(ctx, Error::InvalidType);
+  if (!is_supported_dtype(it) || !is_supported_dtype(ot))
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, the output %s: not supported", dtype_name(it),
+                dtype_name(ot));
   ReducePlan p;
   if (!make_plan(ctx, in, out, dims, all, keepdim, &p)) return;
   if (p.outer.numel == 0) return;
@@ -348,11 +367,16 @@ void softmax_impl(KernelRuntimeContext& ctx, Args args, bool log) {
   if (!arg_int(ctx, args, 1, &dim) || !arg_bool(ctx, args, 2, &half_to_float)) return;
   const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
-  if (half_to_float) return fail(ctx, Error::NotSupported);
+  if (half_to_float)
+    return fail(ctx, Error::NotSupported, "half_to_float (argument 2) is true, which is not supported");
   const ScalarType t = in->scalar_type();
-  if (!is_floating(t) || out->scalar_type() != t) return fail(ctx, Error::InvalidType);
+  if (!is_floating(t) || out->scalar_type() != t)
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, the output %s: expected Float or Double, the same",
+                dtype_name(t), dtype_name(out->scalar_type()));
   int64_t d;
-  if (!norm_dim(dim, in->dim(), &d)) return fail(ctx, Error::InvalidArgument);
+  if (!norm_dim(dim, in->dim(), &d))
+    return fail(ctx, Error::InvalidArgument, "dim %lld (argument 1) is out of range for a %d-d tensor", ll(dim),
+                static_cast<int>(in->dim()));
   const Shape shape = shape_of(*in);
   if (!resize_out(ctx, *out, shape)) return;
   if (in->numel() == 0) return;
@@ -370,7 +394,8 @@ void softmax_impl(KernelRuntimeContext& ctx, Args args, bool log) {
   if (outer.ndim > 0) outer.d[d] = 1;
   Loop<2> L;
   const Operand* ops[2] = {&oo, &oi};
-  if (!L.init(outer, ops)) return fail(ctx, Error::InvalidArgument);
+  if (!L.init(outer, ops))
+    return fail(ctx, Error::InvalidArgument, "argument 0 (shape %s) is too large", shape_string(*in).c_str());
   dispatch_float(t, [&](auto z) {
     using T = decltype(z);
     const T* ib = in->const_data_ptr<T>();
@@ -407,7 +432,9 @@ void softmax_impl(KernelRuntimeContext& ctx, Args args, bool log) {
 void var_impl(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, const std::vector<int64_t>& dims,
               bool all, bool keepdim, double correction) {
   const ScalarType it = in.scalar_type(), ot = out.scalar_type();
-  if (!is_floating(it) || !is_floating(ot)) return fail(ctx, Error::InvalidType);
+  if (!is_floating(it) || !is_floating(ot))
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, the output %s: expected Float or Double",
+                dtype_name(it), dtype_name(ot));
   ReducePlan p;
   if (!make_plan(ctx, in, out, dims, all, keepdim, &p)) return;
   if (p.outer.numel == 0) return;
@@ -442,12 +469,16 @@ void max_min_dim(KernelRuntimeContext& ctx, Args args, bool is_max) {
   const ScalarType t = in->scalar_type();
   if (!is_supported_dtype(t) || t == ScalarType::Bool || vals->scalar_type() != t ||
       idxs->scalar_type() != ScalarType::Long)
-    return fail(ctx, Error::InvalidType);
+    return fail(ctx, Error::InvalidType,
+                "self, values, indices (arguments 0, 3, 4) have dtypes %s, %s, %s; expected numeric, the same, Long",
+                dtype_name(t), dtype_name(vals->scalar_type()), dtype_name(idxs->scalar_type()));
   ReducePlan p;
   if (!make_plan(ctx, *in, *vals, {dim}, false, keepdim, &p)) return;
   if (!resize_out(ctx, *idxs, p.out_shape)) return;
   if (p.outer.numel == 0) return;
-  if (p.inner.numel == 0) return fail(ctx, Error::InvalidArgument);
+  if (p.inner.numel == 0)
+    return fail(ctx, Error::InvalidArgument, "argument 0 (shape %s): cannot reduce over an empty dim",
+                shape_string(*in).c_str());
   // The indices output may have another dim order than the values: map value offsets to index offsets
   // through a second plan over the same input.
   ReducePlan pi;

@@ -12,21 +12,28 @@ void where_self_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* out = b ? arg_tensor(ctx, args, 3) : nullptr;
   if (!out) return;
   if (c->scalar_type() != ScalarType::Bool && c->scalar_type() != ScalarType::Byte)
-    return fail(ctx, Error::InvalidType);
+    return fail(ctx, Error::InvalidType, "argument 0 (condition) has dtype %s, expected Bool or Byte",
+                dtype_name(c->scalar_type()));
   Operand oc = operand_of(*c), oa = operand_of(*a), ob = operand_of(*b);
   alignas(8) char sa[8], sb[8];
   harmonize(&oa, &ob, out->scalar_type(), sa, sb);
   const ScalarType t = out->scalar_type();
   if (!is_supported_dtype(t) || !is_supported_dtype(oa.dtype) || !is_supported_dtype(ob.dtype))
-    return fail(ctx, Error::InvalidType);
+    return fail(ctx, Error::InvalidType, "self, other, out (arguments 1, 2, 3) have dtypes %s, %s, %s: not supported",
+                dtype_name(oa.dtype), dtype_name(ob.dtype), dtype_name(t));
   const Operand* ins[3] = {&oc, &oa, &ob};
   Shape shape;
-  if (!broadcast_shape(ins, 3, &shape)) return fail(ctx, Error::InvalidArgument);
+  if (!broadcast_shape(ins, 3, &shape))
+    return fail(ctx, Error::InvalidArgument,
+                "condition, self, other (arguments 0, 1, 2) have shapes %s, %s, %s: they do not broadcast",
+                shape_string(*c).c_str(), shape_string(*a).c_str(), shape_string(*b).c_str());
   if (!resize_out(ctx, *out, shape)) return;
   Operand oo = operand_of(*out);
   const Operand* ops[4] = {&oo, &oc, &oa, &ob};
   Loop<4> L;
-  if (!L.init(shape, ops)) return fail(ctx, Error::InvalidArgument);
+  if (!L.init(shape, ops))
+    return fail(ctx, Error::InvalidArgument, "the broadcast shape %s is too large",
+                shape_string(shape.d, shape.ndim).c_str());
   if (L.numel == 0) return;
   if (oa.dtype == t && ob.dtype == t) {
     const int64_t es = oo.esize;
@@ -62,17 +69,26 @@ void masked_fill_scalar_out(KernelRuntimeContext& ctx, Args args) {
   if (!arg_scalar(ctx, args, 2, &v)) return;
   const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
-  if (m->scalar_type() != ScalarType::Bool) return fail(ctx, Error::InvalidType);
-  if (out->scalar_type() != x->scalar_type()) return fail(ctx, Error::InvalidType);
+  if (m->scalar_type() != ScalarType::Bool)
+    return fail(ctx, Error::InvalidType, "argument 1 (mask) has dtype %s, expected Bool", dtype_name(m->scalar_type()));
+  if (out->scalar_type() != x->scalar_type())
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, the output %s: expected the same",
+                dtype_name(x->scalar_type()), dtype_name(out->scalar_type()));
   Operand ox = operand_of(*x), om = operand_of(*m);
   alignas(8) char sv[8];
   Operand ov = scalar_operand(v, x->scalar_type(), sv);
   // Only the mask and self decide the shape (the mask must broadcast to self).
   const Operand* ins[3] = {&om, &ov, &ox};
   Shape s;
-  if (!broadcast_shape(ins, 3, &s) || s.ndim != x->dim()) return fail(ctx, Error::InvalidArgument);
+  if (!broadcast_shape(ins, 3, &s) || s.ndim != x->dim())
+    return fail(ctx, Error::InvalidArgument,
+                "argument 1 (mask) has shape %s, which does not broadcast to argument 0's %s", shape_string(*m).c_str(),
+                shape_string(*x).c_str());
   for (int d = 0; d < s.ndim; ++d)
-    if (s.d[d] != x->size(d)) return fail(ctx, Error::InvalidArgument);
+    if (s.d[d] != x->size(d))
+      return fail(ctx, Error::InvalidArgument,
+                  "argument 1 (mask) has shape %s, which does not broadcast to argument 0's %s",
+                  shape_string(*m).c_str(), shape_string(*x).c_str());
   elementwise<MapKind::kArith, 3>(ctx, *out, ins, [](auto c, auto val, auto a) { return c != decltype(c)(0) ? val : a; });
 }
 

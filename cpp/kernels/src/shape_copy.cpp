@@ -8,6 +8,18 @@
 namespace etk {
 namespace {
 
+long long ll(int64_t v) { return static_cast<long long>(v); }
+
+void fail_dtypes(KernelRuntimeContext& ctx, const char* what, ScalarType a, ScalarType b) {
+  fail(ctx, Error::InvalidType, "%s has dtype %s, the output %s: no conversion between them", what, dtype_name(a),
+       dtype_name(b));
+}
+
+void fail_dim(KernelRuntimeContext& ctx, int64_t dim, int argi, int64_t nd) {
+  fail(ctx, Error::InvalidArgument, "dim %lld (argument %d) is out of range for a %lld-d tensor", ll(dim), argi,
+       ll(nd));
+}
+
 bool dtypes_copyable(ScalarType a, ScalarType b) {
   return a == b || (is_supported_dtype(a) && is_supported_dtype(b));
 }
@@ -25,8 +37,11 @@ Operand contiguous_like(const Operand& o, char* data) {
 
 // Copies `in` into `out` (resized to `shape`) preserving the logical (row-major) element order.
 void reshape_copy(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, const Shape& shape) {
-  if (!dtypes_copyable(in.scalar_type(), out.scalar_type())) return fail(ctx, Error::InvalidType);
-  if (shape.numel() != in.numel()) return fail(ctx, Error::InvalidArgument);
+  if (!dtypes_copyable(in.scalar_type(), out.scalar_type()))
+    return fail_dtypes(ctx, "argument 0", in.scalar_type(), out.scalar_type());
+  if (shape.numel() != in.numel())
+    return fail(ctx, Error::InvalidArgument, "the shape %s has %lld elements, argument 0 (shape %s) has %lld",
+                shape_string(shape.d, shape.ndim).c_str(), ll(shape.numel()), shape_string(in).c_str(), ll(in.numel()));
   if (!resize_out(ctx, out, shape)) return;
   if (in.numel() == 0) return;
   const Operand oi = operand_of(in), oo = operand_of(out);
@@ -52,8 +67,11 @@ void reshape_copy(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out
 
 // Plain copy with the same shape (dtype and dim order may change).
 void same_shape_copy(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out) {
-  if (!dtypes_copyable(in.scalar_type(), out.scalar_type())) return fail(ctx, Error::InvalidType);
-  if (in.dim() != out.dim()) return fail(ctx, Error::InvalidArgument);
+  if (!dtypes_copyable(in.scalar_type(), out.scalar_type()))
+    return fail_dtypes(ctx, "argument 0", in.scalar_type(), out.scalar_type());
+  if (in.dim() != out.dim())
+    return fail(ctx, Error::InvalidArgument, "argument 0 is %d-d, the output %d-d", static_cast<int>(in.dim()),
+                static_cast<int>(out.dim()));
   Shape s = shape_of(in);
   if (!resize_out(ctx, out, s)) return;
   if (in.numel() == 0) return;
@@ -66,13 +84,15 @@ bool check_dim_order_arg(KernelRuntimeContext& ctx, Args args, size_t i, const T
   if (!arg_opt_int_list(ctx, args, i, &order, &has)) return false;
   if (!has) return true;
   if (static_cast<ssize_t>(order.size()) != out.dim()) {
-    fail(ctx, Error::InvalidArgument);
+    fail(ctx, Error::InvalidArgument, "argument %zu (dim_order) has %zu entries, the output is %d-d", i, order.size(),
+         static_cast<int>(out.dim()));
     return false;
   }
   auto od = out.dim_order();
   for (size_t k = 0; k < order.size(); ++k) {
     if (od.data() == nullptr || order[k] != static_cast<int64_t>(od[k])) {
-      fail(ctx, Error::InvalidArgument);
+      fail(ctx, Error::InvalidArgument, "argument %zu (dim_order) %s is not the output's dim order", i,
+           shape_string(order.data(), static_cast<int>(order.size())).c_str());
       return false;
     }
   }
@@ -88,9 +108,11 @@ void permute_copy_out(KernelRuntimeContext& ctx, Args args) {
   if (!in || !arg_int_list(ctx, args, 1, &dims)) return;
   const Tensor* out = arg_tensor(ctx, args, 2);
   if (!out) return;
-  if (!dtypes_copyable(in->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+  if (!dtypes_copyable(in->scalar_type(), out->scalar_type()))
+    return fail_dtypes(ctx, "argument 0", in->scalar_type(), out->scalar_type());
   const int nd = static_cast<int>(in->dim());
-  if (static_cast<int>(dims.size()) != nd) return fail(ctx, Error::InvalidArgument);
+  if (static_cast<int>(dims.size()) != nd)
+    return fail(ctx, Error::InvalidArgument, "argument 1 (dims) has %zu entries, argument 0 is %d-d", dims.size(), nd);
   Operand oi = operand_of(*in);
   Operand src = oi;
   bool seen[kMaxDim] = {};
@@ -98,7 +120,9 @@ void permute_copy_out(KernelRuntimeContext& ctx, Args args) {
   s.ndim = nd;
   for (int k = 0; k < nd; ++k) {
     int64_t d;
-    if (!norm_dim(dims[k], nd, &d) || seen[d]) return fail(ctx, Error::InvalidArgument);
+    if (!norm_dim(dims[k], nd, &d) || seen[d])
+      return fail(ctx, Error::InvalidArgument, "argument 1 (dims) %s is not a permutation of the dims of a %d-d tensor",
+                  shape_string(dims.data(), nd).c_str(), nd);
     seen[d] = true;
     src.sizes[k] = oi.sizes[d];
     src.strides[k] = oi.strides[d];
@@ -115,11 +139,14 @@ void transpose_copy_int_out(KernelRuntimeContext& ctx, Args args) {
   if (!in || !arg_int(ctx, args, 1, &d0) || !arg_int(ctx, args, 2, &d1)) return;
   const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
-  if (!dtypes_copyable(in->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+  if (!dtypes_copyable(in->scalar_type(), out->scalar_type()))
+    return fail_dtypes(ctx, "argument 0", in->scalar_type(), out->scalar_type());
   const int nd = static_cast<int>(in->dim());
   if (nd == 0) return same_shape_copy(ctx, *in, *out);
   int64_t a, b;
-  if (!norm_dim(d0, nd, &a) || !norm_dim(d1, nd, &b)) return fail(ctx, Error::InvalidArgument);
+  if (!norm_dim(d0, nd, &a) || !norm_dim(d1, nd, &b))
+    return fail(ctx, Error::InvalidArgument,
+                "dims %lld and %lld (arguments 1, 2): one is out of range for a %d-d tensor", ll(d0), ll(d1), nd);
   Operand src = operand_of(*in);
   std::swap(src.sizes[a], src.sizes[b]);
   std::swap(src.strides[a], src.strides[b]);
@@ -135,8 +162,10 @@ void t_copy_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* in = arg_tensor(ctx, args, 0);
   const Tensor* out = in ? arg_tensor(ctx, args, 1) : nullptr;
   if (!out) return;
-  if (in->dim() > 2) return fail(ctx, Error::InvalidArgument);
-  if (!dtypes_copyable(in->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+  if (in->dim() > 2)
+    return fail(ctx, Error::InvalidArgument, "argument 0 is %d-d, expected at most 2-d", static_cast<int>(in->dim()));
+  if (!dtypes_copyable(in->scalar_type(), out->scalar_type()))
+    return fail_dtypes(ctx, "argument 0", in->scalar_type(), out->scalar_type());
   if (in->dim() < 2) return same_shape_copy(ctx, *in, *out);
   Operand src = operand_of(*in);
   std::swap(src.sizes[0], src.sizes[1]);
@@ -156,24 +185,31 @@ void view_copy_out(KernelRuntimeContext& ctx, Args args) {
   if (!in || !arg_int_list(ctx, args, 1, &size)) return;
   const Tensor* out = arg_tensor(ctx, args, 2);
   if (!out) return;
-  if (size.size() > static_cast<size_t>(kMaxDim)) return fail(ctx, Error::InvalidArgument);
+  if (size.size() > static_cast<size_t>(kMaxDim))
+    return fail(ctx, Error::InvalidArgument, "argument 1 (size) has %zu dims, at most %d are supported", size.size(),
+                kMaxDim);
   Shape s;
   s.ndim = static_cast<int>(size.size());
   int infer = -1;
   int64_t known = 1;
   for (int k = 0; k < s.ndim; ++k) {
     if (size[k] == -1) {
-      if (infer >= 0) return fail(ctx, Error::InvalidArgument);
+      if (infer >= 0)
+        return fail(ctx, Error::InvalidArgument, "argument 1 (size) %s has more than one -1",
+                    shape_string(size.data(), s.ndim).c_str());
       infer = k;
       s.d[k] = 1;
       continue;
     }
     if (size[k] < 0 || size[k] > kMaxSize || !checked_mul(known, size[k], &known))
-      return fail(ctx, Error::InvalidArgument);
+      return fail(ctx, Error::InvalidArgument, "argument 1 (size) %s: entry %d (%lld) is negative or too large",
+                  shape_string(size.data(), s.ndim).c_str(), k, ll(size[k]));
     s.d[k] = size[k];
   }
   if (infer >= 0) {
-    if (known == 0 || in->numel() % known != 0) return fail(ctx, Error::InvalidArgument);
+    if (known == 0 || in->numel() % known != 0)
+      return fail(ctx, Error::InvalidArgument, "argument 1 (size) %s does not fit argument 0's %lld elements",
+                  shape_string(size.data(), s.ndim).c_str(), ll(in->numel()));
     s.d[infer] = in->numel() / known;
   }
   reshape_copy(ctx, *in, *out, s);
@@ -190,7 +226,7 @@ void squeeze_copy_dims_out(KernelRuntimeContext& ctx, Args args) {
   bool sq[kMaxDim] = {};
   for (int64_t d : dims) {
     int64_t n;
-    if (!norm_dim(d, nd, &n)) return fail(ctx, Error::InvalidArgument);
+    if (!norm_dim(d, nd, &n)) return fail_dim(ctx, d, 1, nd);
     if (nd > 0 && in->size(n) == 1) sq[n] = true;
   }
   Shape s;
@@ -208,7 +244,7 @@ void squeeze_copy_dim_out(KernelRuntimeContext& ctx, Args args) {
   if (!out) return;
   const int nd = static_cast<int>(in->dim());
   int64_t n;
-  if (!norm_dim(dim, nd, &n)) return fail(ctx, Error::InvalidArgument);
+  if (!norm_dim(dim, nd, &n)) return fail_dim(ctx, dim, 1, nd);
   Shape s;
   for (int d = 0; d < nd; ++d)
     if (!(d == n && in->size(d) == 1)) s.d[s.ndim++] = in->size(d);
@@ -234,9 +270,13 @@ void unsqueeze_copy_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* out = arg_tensor(ctx, args, 2);
   if (!out) return;
   const int nd = static_cast<int>(in->dim());
-  if (nd + 1 > kMaxDim) return fail(ctx, Error::InvalidArgument);
+  if (nd + 1 > kMaxDim)
+    return fail(ctx, Error::InvalidArgument, "argument 0 is %d-d; unsqueezing it exceeds %d dims", nd, kMaxDim);
   int64_t n;
-  if (dim < -(nd + 1) || dim > nd) return fail(ctx, Error::InvalidArgument);
+  if (dim < -(nd + 1) || dim > nd)
+    return fail(ctx, Error::InvalidArgument,
+                "dim %lld (argument 1) is out of range [%d, %d] for unsqueezing a %d-d tensor", ll(dim), -(nd + 1), nd,
+                nd);
   n = dim < 0 ? dim + nd + 1 : dim;
   Shape s;
   s.ndim = nd + 1;
@@ -251,13 +291,16 @@ void select_copy_int_out(KernelRuntimeContext& ctx, Args args) {
   if (!in || !arg_int(ctx, args, 1, &dim) || !arg_int(ctx, args, 2, &index)) return;
   const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
-  if (!dtypes_copyable(in->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+  if (!dtypes_copyable(in->scalar_type(), out->scalar_type()))
+    return fail_dtypes(ctx, "argument 0", in->scalar_type(), out->scalar_type());
   const int nd = static_cast<int>(in->dim());
-  if (nd == 0) return fail(ctx, Error::InvalidArgument);
+  if (nd == 0) return fail(ctx, Error::InvalidArgument, "argument 0 is 0-d, there is no dim to select from");
   int64_t d;
-  if (!norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
+  if (!norm_dim(dim, nd, &d)) return fail_dim(ctx, dim, 1, nd);
   const int64_t len = in->size(d);
-  if (index < -len || index >= len) return fail(ctx, Error::InvalidArgument);
+  if (index < -len || index >= len)
+    return fail(ctx, Error::InvalidArgument, "index %lld (argument 2) is out of range for size %lld (dim %lld)",
+                ll(index), ll(len), ll(d));
   if (index < 0) index += len;
   Operand oi = operand_of(*in);
   Operand src;
@@ -287,11 +330,14 @@ void slice_copy_tensor_out(KernelRuntimeContext& ctx, Args args) {
     return;
   const Tensor* out = arg_tensor(ctx, args, 5);
   if (!out) return;
-  if (!dtypes_copyable(in->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+  if (!dtypes_copyable(in->scalar_type(), out->scalar_type()))
+    return fail_dtypes(ctx, "argument 0", in->scalar_type(), out->scalar_type());
   const int nd = static_cast<int>(in->dim());
-  if (nd == 0 || step <= 0) return fail(ctx, Error::InvalidArgument);
+  if (nd == 0 || step <= 0)
+    return fail(ctx, Error::InvalidArgument, "%s (argument 0 is %d-d, step (argument 4) is %lld)",
+                nd == 0 ? "cannot slice a 0-d tensor" : "step must be positive", nd, ll(step));
   int64_t d;
-  if (!norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
+  if (!norm_dim(dim, nd, &d)) return fail_dim(ctx, dim, 1, nd);
   const int64_t len = in->size(d);
   if (!has_start) start = 0;
   if (!has_end) end = len;
@@ -321,32 +367,41 @@ void cat_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* ref = nullptr;
   for (const Tensor& t : ts) {
     if (t.dim() == 1 && t.numel() == 0) continue;  // legacy empty tensors are skipped
-    if (!dtypes_copyable(t.scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+    if (!dtypes_copyable(t.scalar_type(), out->scalar_type()))
+      return fail_dtypes(ctx, "a tensor in argument 0", t.scalar_type(), out->scalar_type());
     if (!ref) ref = &t;
   }
   if (!ref) {
     // Everything empty: the output is an empty 1-D tensor (or keeps its rank with a zero dim).
     Shape s = shape_of(*out);
-    if (s.ndim == 0) return fail(ctx, Error::InvalidArgument);
+    if (s.ndim == 0)
+      return fail(ctx, Error::InvalidArgument, "every tensor in argument 0 is empty and the output is 0-d");
     int64_t d0 = 0;
-    if (!norm_dim(dim, s.ndim, &d0)) return fail(ctx, Error::InvalidArgument);
+    if (!norm_dim(dim, s.ndim, &d0)) return fail_dim(ctx, dim, 1, s.ndim);
     s.d[d0] = 0;
     resize_out(ctx, *out, s);
     return;
   }
   const int nd = static_cast<int>(ref->dim());
-  if (nd == 0) return fail(ctx, Error::InvalidArgument);
+  if (nd == 0) return fail(ctx, Error::InvalidArgument, "argument 0 holds a 0-d tensor, which cannot be concatenated");
   int64_t d;
-  if (!norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
+  if (!norm_dim(dim, nd, &d)) return fail_dim(ctx, dim, 1, nd);
   Shape s = shape_of(*ref);
   s.d[d] = 0;
   for (const Tensor& t : ts) {
     if (t.dim() == 1 && t.numel() == 0) continue;
-    if (t.dim() != nd) return fail(ctx, Error::InvalidArgument);
+    if (t.dim() != nd)
+      return fail(ctx, Error::InvalidArgument, "tensors in argument 0 have shapes %s and %s: different ranks",
+                  shape_string(*ref).c_str(), shape_string(t).c_str());
     for (int k = 0; k < nd; ++k)
-      if (k != d && t.size(k) != ref->size(k)) return fail(ctx, Error::InvalidArgument);
+      if (k != d && t.size(k) != ref->size(k))
+        return fail(ctx, Error::InvalidArgument,
+                    "tensors in argument 0 have shapes %s and %s: they differ outside dim %lld",
+                    shape_string(*ref).c_str(), shape_string(t).c_str(), ll(d));
     s.d[d] += t.size(d);
-    if (s.d[d] > kMaxSize) return fail(ctx, Error::InvalidArgument);
+    if (s.d[d] > kMaxSize)
+      return fail(ctx, Error::InvalidArgument, "the concatenated size along dim %lld exceeds %lld", ll(d),
+                  ll(kMaxSize));
   }
   if (!resize_out(ctx, *out, s)) return;
   Operand oo = operand_of(*out);
@@ -368,18 +423,26 @@ namespace {
 void split_impl(KernelRuntimeContext& ctx, const Tensor& in, const std::vector<int64_t>& sizes, int64_t dim,
                 const std::vector<Tensor>& outs) {
   const int nd = static_cast<int>(in.dim());
-  if (nd == 0) return fail(ctx, Error::InvalidArgument);
+  if (nd == 0) return fail(ctx, Error::InvalidArgument, "argument 0 is 0-d, there is no dim to split");
   int64_t d;
-  if (!norm_dim(dim, nd, &d)) return fail(ctx, Error::InvalidArgument);
-  if (sizes.size() != outs.size()) return fail(ctx, Error::InvalidArgument);
+  if (!norm_dim(dim, nd, &d)) return fail_dim(ctx, dim, 2, nd);
+  if (sizes.size() != outs.size())
+    return fail(ctx, Error::InvalidArgument, "%zu split sizes, but argument 3 holds %zu outputs", sizes.size(),
+                outs.size());
   int64_t total = 0;
   for (int64_t s : sizes) {
-    if (s < 0 || s > kMaxSize) return fail(ctx, Error::InvalidArgument);
+    if (s < 0 || s > kMaxSize)
+      return fail(ctx, Error::InvalidArgument, "split size %lld is negative or too large", ll(s));
     total += s;
   }
-  if (total != in.size(d)) return fail(ctx, Error::InvalidArgument);
+  if (total != in.size(d))
+    return fail(ctx, Error::InvalidArgument, "split sizes sum to %lld, but dim %lld of argument 0 has size %lld",
+                ll(total), ll(d), ll(in.size(d)));
   for (const Tensor& o : outs)
-    if (!dtypes_copyable(in.scalar_type(), o.scalar_type())) return fail(ctx, Error::InvalidType);
+    if (!dtypes_copyable(in.scalar_type(), o.scalar_type()))
+      return fail(ctx, Error::InvalidType,
+                  "argument 0 has dtype %s, an output in argument 3 %s: no conversion between them",
+                  dtype_name(in.scalar_type()), dtype_name(o.scalar_type()));
   const Operand oi = operand_of(in);
   int64_t pos = 0;
   for (size_t k = 0; k < outs.size(); ++k) {
@@ -417,11 +480,15 @@ void split_copy_tensor_out(KernelRuntimeContext& ctx, Args args) {
   if (!in || !arg_int(ctx, args, 1, &split) || !arg_int(ctx, args, 2, &dim) || !arg_tensor_list(ctx, args, 3, &outs))
     return;
   int64_t d;
-  if (in->dim() == 0 || !norm_dim(dim, in->dim(), &d) || split < 0) return fail(ctx, Error::InvalidArgument);
+  if (in->dim() == 0) return fail(ctx, Error::InvalidArgument, "argument 0 is 0-d, there is no dim to split");
+  if (!norm_dim(dim, in->dim(), &d)) return fail_dim(ctx, dim, 2, in->dim());
+  if (split < 0) return fail(ctx, Error::InvalidArgument, "split_size (argument 1) is %lld, expected >= 0", ll(split));
   std::vector<int64_t> sizes;
   int64_t len = in->size(d);
   if (split == 0) {
-    if (len != 0) return fail(ctx, Error::InvalidArgument);
+    if (len != 0)
+      return fail(ctx, Error::InvalidArgument, "split_size (argument 1) is 0, but dim %lld has size %lld", ll(d),
+                  ll(len));
     sizes.push_back(0);
   }
   for (int64_t p = 0; split > 0 && p < len; p += split) sizes.push_back(std::min(split, len - p));
@@ -437,21 +504,30 @@ void expand_copy_out(KernelRuntimeContext& ctx, Args args) {
   if (!in || !arg_int_list(ctx, args, 1, &size) || !arg_bool(ctx, args, 2, &implicit)) return;
   const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
-  if (!dtypes_copyable(in->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
+  if (!dtypes_copyable(in->scalar_type(), out->scalar_type()))
+    return fail_dtypes(ctx, "argument 0", in->scalar_type(), out->scalar_type());
   const int nd = static_cast<int>(size.size());
   const int ind = static_cast<int>(in->dim());
-  if (nd > kMaxDim || nd < ind) return fail(ctx, Error::InvalidArgument);
+  if (nd > kMaxDim || nd < ind)
+    return fail(ctx, Error::InvalidArgument, "argument 1 (size) has %d dims, expected %d (argument 0's rank) to %d", nd,
+                ind, kMaxDim);
   Shape s;
   s.ndim = nd;
   for (int k = 0; k < nd; ++k) {
     const int id = k - (nd - ind);
     int64_t v = size[k];
     if (v == -1) {
-      if (id < 0) return fail(ctx, Error::InvalidArgument);
+      if (id < 0)
+        return fail(ctx, Error::InvalidArgument, "argument 1 (size) %s has -1 at new leading dim %d",
+                    shape_string(size.data(), nd).c_str(), k);
       v = in->size(id);
     }
-    if (v < 0 || v > kMaxSize) return fail(ctx, Error::InvalidArgument);
-    if (id >= 0 && in->size(id) != v && in->size(id) != 1) return fail(ctx, Error::InvalidArgument);
+    if (v < 0 || v > kMaxSize)
+      return fail(ctx, Error::InvalidArgument, "argument 1 (size) %s: entry %d (%lld) is negative or too large",
+                  shape_string(size.data(), nd).c_str(), k, ll(v));
+    if (id >= 0 && in->size(id) != v && in->size(id) != 1)
+      return fail(ctx, Error::InvalidArgument, "argument 1 (size) %s cannot expand argument 0 (shape %s) at dim %d",
+                  shape_string(size.data(), nd).c_str(), shape_string(*in).c_str(), k);
     s.d[k] = v;
   }
   if (!resize_out(ctx, *out, s)) return;
@@ -496,14 +572,17 @@ void clone_dim_order_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
   if (!check_dim_order_arg(ctx, args, 2, *out)) return;
-  if (in->scalar_type() != out->scalar_type()) return fail(ctx, Error::InvalidType);
+  if (in->scalar_type() != out->scalar_type())
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, the output %s; expected the same",
+                dtype_name(in->scalar_type()), dtype_name(out->scalar_type()));
   same_shape_copy(ctx, *in, *out);
 }
 
 namespace {
 void fill_tensor(KernelRuntimeContext& ctx, const Tensor& out, const Scalar& v) {
   const ScalarType t = out.scalar_type();
-  if (!is_supported_dtype(t)) return fail(ctx, Error::InvalidType);
+  if (!is_supported_dtype(t))
+    return fail(ctx, Error::InvalidType, "the output has dtype %s, which cannot be filled", dtype_name(t));
   if (out.numel() == 0) return;
   if (v.kind == Scalar::kDouble)
     fill_operand(operand_of(out), v.d, 0, false);
@@ -519,7 +598,9 @@ void full_like_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* in = arg_tensor(ctx, args, 0);
   Scalar v;
   if (!in || !arg_scalar(ctx, args, 1, &v)) return;
-  if (!args[2]->isNone() && !args[2]->isInt()) return fail(ctx, Error::InvalidArgument);
+  if (!args[2]->isNone() && !args[2]->isInt())
+    return fail(ctx, Error::InvalidArgument, "argument 2 (memory_format) is %s, expected an int or None",
+                value_kind(args[2]));
   const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
   if (!resize_out(ctx, *out, shape_of(*in))) return;
@@ -534,7 +615,9 @@ void full_out(KernelRuntimeContext& ctx, Args args) {
   if (!arg_int_list(ctx, args, 0, &size) || !arg_scalar(ctx, args, 1, &v)) return;
   const Tensor* out = arg_tensor(ctx, args, 2);
   if (!out) return;
-  if (size.size() > static_cast<size_t>(kMaxDim)) return fail(ctx, Error::InvalidArgument);
+  if (size.size() > static_cast<size_t>(kMaxDim))
+    return fail(ctx, Error::InvalidArgument, "argument 0 (size) has %zu dims, at most %d are supported", size.size(),
+                kMaxDim);
   Shape s;
   s.ndim = static_cast<int>(size.size());
   for (int k = 0; k < s.ndim; ++k) s.d[k] = size[k];
@@ -553,11 +636,16 @@ void embedding_out(KernelRuntimeContext& ctx, Args args) {
     return;
   const Tensor* out = arg_tensor(ctx, args, 5);
   if (!out) return;
-  if (w->dim() != 2) return fail(ctx, Error::InvalidArgument);
+  if (w->dim() != 2)
+    return fail(ctx, Error::InvalidArgument, "argument 0 (weight) is %d-d, expected 2-d", static_cast<int>(w->dim()));
   const ScalarType it = idx->scalar_type();
-  if (it != ScalarType::Long && it != ScalarType::Int) return fail(ctx, Error::InvalidType);
-  if (!dtypes_copyable(w->scalar_type(), out->scalar_type())) return fail(ctx, Error::InvalidType);
-  if (idx->dim() + 1 > kMaxDim) return fail(ctx, Error::InvalidArgument);
+  if (it != ScalarType::Long && it != ScalarType::Int)
+    return fail(ctx, Error::InvalidType, "argument 1 (indices) has dtype %s, expected Long or Int", dtype_name(it));
+  if (!dtypes_copyable(w->scalar_type(), out->scalar_type()))
+    return fail_dtypes(ctx, "argument 0 (weight)", w->scalar_type(), out->scalar_type());
+  if (idx->dim() + 1 > kMaxDim)
+    return fail(ctx, Error::InvalidArgument, "argument 1 (indices) is %d-d, at most %d-d is supported",
+                static_cast<int>(idx->dim()), kMaxDim - 1);
   const int64_t V = w->size(0), D = w->size(1);
   Shape s = shape_of(*idx);
   s.d[s.ndim++] = D;
@@ -573,7 +661,10 @@ void embedding_out(KernelRuntimeContext& ctx, Args args) {
     copy_operand(dst, oi, shape_of(*idx));
   }
   for (int64_t v : ids)
-    if (v < 0 || v >= V) return fail(ctx, Error::InvalidArgument);
+    if (v < 0 || v >= V)
+      return fail(ctx, Error::InvalidArgument,
+                  "indices (argument 1) hold %lld, out of range for %lld rows of the weight (argument 0)", ll(v),
+                  ll(V));
   if (n == 0 || D == 0) return;
   Operand ow = operand_of(*w), oo = operand_of(*out);
   const bool fast = w->scalar_type() == out->scalar_type() && is_contiguous(ow) && is_contiguous(oo);
@@ -629,9 +720,13 @@ void constant_pad_nd_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
   if (!dtypes_copyable(in->scalar_type(), out->scalar_type()) || !is_supported_dtype(out->scalar_type()))
-    return fail(ctx, Error::InvalidType);
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, the output %s: not supported",
+                dtype_name(in->scalar_type()), dtype_name(out->scalar_type()));
   const int nd = static_cast<int>(in->dim());
-  if (pad.size() % 2 != 0 || static_cast<int>(pad.size() / 2) > nd) return fail(ctx, Error::InvalidArgument);
+  if (pad.size() % 2 != 0 || static_cast<int>(pad.size() / 2) > nd)
+    return fail(ctx, Error::InvalidArgument,
+                "argument 1 (pad) has %zu entries, expected an even count of at most %d (2 per dim)", pad.size(),
+                2 * nd);
   Shape s = shape_of(*in);
   int64_t lo[kMaxDim] = {}, hi[kMaxDim] = {};
   for (size_t k = 0; k < pad.size() / 2; ++k) {
@@ -639,9 +734,12 @@ void constant_pad_nd_out(KernelRuntimeContext& ctx, Args args) {
     lo[d] = pad[2 * k];
     hi[d] = pad[2 * k + 1];
     if (lo[d] < -kMaxSize || lo[d] > kMaxSize || hi[d] < -kMaxSize || hi[d] > kMaxSize)
-      return fail(ctx, Error::InvalidArgument);
+      return fail(ctx, Error::InvalidArgument, "argument 1 (pad) holds %lld, %lld for dim %d: too large", ll(lo[d]),
+                  ll(hi[d]), d);
     s.d[d] = in->size(d) + lo[d] + hi[d];
-    if (s.d[d] < 0 || s.d[d] > kMaxSize) return fail(ctx, Error::InvalidArgument);
+    if (s.d[d] < 0 || s.d[d] > kMaxSize)
+      return fail(ctx, Error::InvalidArgument, "padding dim %d (size %lld) by %lld, %lld gives %lld: out of range", d,
+                  ll(in->size(d)), ll(lo[d]), ll(hi[d]), ll(s.d[d]));
   }
   if (!resize_out(ctx, *out, s)) return;
   if (out->numel() == 0) return;
@@ -674,7 +772,9 @@ void alias_copy_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* in = arg_tensor(ctx, args, 0);
   const Tensor* out = in ? arg_tensor(ctx, args, 1) : nullptr;
   if (!out) return;
-  if (in->scalar_type() != out->scalar_type()) return fail(ctx, Error::InvalidType);
+  if (in->scalar_type() != out->scalar_type())
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, the output %s; expected the same",
+                dtype_name(in->scalar_type()), dtype_name(out->scalar_type()));
   same_shape_copy(ctx, *in, *out);
 }
 

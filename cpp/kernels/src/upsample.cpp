@@ -9,6 +9,8 @@
 namespace etk {
 namespace {
 
+long long ll(int64_t v) { return static_cast<long long>(v); }
+
 // PyTorch's compute_scales_value: the given scale's reciprocal, or in/out.
 float scale_value(bool has, double scale, int64_t in, int64_t out) {
   return has && scale > 0 ? static_cast<float>(1.0 / scale) : static_cast<float>(in) / static_cast<float>(out);
@@ -23,11 +25,13 @@ struct Geometry {
 // Reads input (rank 4), resizes out to [N, C, Ho, Wo]; false after failing ctx.
 bool setup(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, Geometry* g) {
   if (in.dim() != 4 || out.dim() != 4) {
-    fail(ctx, Error::InvalidArgument);
+    fail(ctx, Error::InvalidArgument, "argument 0 has shape %s, the output %s: expected both 4-d",
+         shape_string(in).c_str(), shape_string(out).c_str());
     return false;
   }
   if (in.scalar_type() != out.scalar_type() || !is_supported_dtype(in.scalar_type())) {
-    fail(ctx, Error::InvalidType);
+    fail(ctx, Error::InvalidType, "argument 0 has dtype %s, the output %s: expected the same supported dtype",
+         dtype_name(in.scalar_type()), dtype_name(out.scalar_type()));
     return false;
   }
   g->N = in.size(0);
@@ -35,11 +39,11 @@ bool setup(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, Geome
   g->H = in.size(2);
   g->W = in.size(3);
   if (g->Ho <= 0 || g->Wo <= 0 || g->Ho > kMaxSize || g->Wo > kMaxSize) {
-    fail(ctx, Error::InvalidArgument);
+    fail(ctx, Error::InvalidArgument, "the output size %lldx%lld is empty or too large", ll(g->Ho), ll(g->Wo));
     return false;
   }
   if ((g->H == 0 || g->W == 0) && g->N * g->C > 0) {
-    fail(ctx, Error::InvalidArgument);
+    fail(ctx, Error::InvalidArgument, "argument 0 (shape %s) has empty planes", shape_string(in).c_str());
     return false;
   }
   Shape s;
@@ -53,14 +57,20 @@ bool setup(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, Geome
 
 // Output size from (output_size?, scale_factors?) of the .vec forms.
 bool vec_sizes(KernelRuntimeContext& ctx, const Tensor& in, const std::vector<int64_t>& osz, bool has_osz,
-               const std::vector<double>& sf, bool has_sf, Geometry* g) {
-  if (in.dim() != 4 || has_osz == has_sf) {
-    fail(ctx, Error::InvalidArgument);
+               const std::vector<double>& sf, bool has_sf, int sf_arg, Geometry* g) {
+  if (in.dim() != 4) {
+    fail(ctx, Error::InvalidArgument, "argument 0 has shape %s, expected 4-d", shape_string(in).c_str());
+    return false;
+  }
+  if (has_osz == has_sf) {
+    fail(ctx, Error::InvalidArgument,
+         "expected exactly one of output_size (argument 1) and scale_factors (argument %d)", sf_arg);
     return false;
   }
   if (has_osz) {
     if (osz.size() != 2) {
-      fail(ctx, Error::InvalidArgument);
+      fail(ctx, Error::InvalidArgument, "argument 1 (output_size) %s: expected 2 entries",
+           shape_string(osz.data(), static_cast<int>(osz.size())).c_str());
       return false;
     }
     g->Ho = osz[0];
@@ -68,7 +78,11 @@ bool vec_sizes(KernelRuntimeContext& ctx, const Tensor& in, const std::vector<in
     return true;
   }
   if (sf.size() != 2 || !(sf[0] > 0) || !(sf[1] > 0) || sf[0] > 1e6 || sf[1] > 1e6) {
-    fail(ctx, Error::InvalidArgument);
+    if (sf.size() != 2)
+      fail(ctx, Error::InvalidArgument, "argument %d (scale_factors) has %zu entries, expected 2", sf_arg, sf.size());
+    else
+      fail(ctx, Error::InvalidArgument, "argument %d (scale_factors) [%g, %g]: expected each in (0, 1e6]", sf_arg,
+           sf[0], sf[1]);
     return false;
   }
   g->Ho = static_cast<int64_t>(std::floor(static_cast<double>(in.size(2)) * sf[0]));
@@ -136,7 +150,9 @@ std::vector<Lerp> lerp_table(int64_t in, int64_t out, bool align_corners, bool h
 
 void bilinear(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, bool align_corners, Geometry g) {
   if (!setup(ctx, in, out, &g)) return;
-  if (!is_floating(in.scalar_type())) return fail(ctx, Error::InvalidType);
+  if (!is_floating(in.scalar_type()))
+    return fail(ctx, Error::InvalidType, "argument 0 has dtype %s, bilinear needs Float or Double",
+                dtype_name(in.scalar_type()));
   if (out.numel() == 0) return;
   const std::vector<Lerp> th = lerp_table(g.H, g.Ho, align_corners, g.has_sh, g.sh);
   const std::vector<Lerp> tw = lerp_table(g.W, g.Wo, align_corners, g.has_sw, g.sw);
@@ -182,7 +198,9 @@ void upsample_nearest2d_out(KernelRuntimeContext& ctx, Args args) {
     return;
   const Tensor* out = arg_tensor(ctx, args, 4);
   if (!out) return;
-  if (osz.size() != 2) return fail(ctx, Error::InvalidArgument);
+  if (osz.size() != 2)
+    return fail(ctx, Error::InvalidArgument, "argument 1 (output_size) %s: expected 2 entries",
+                shape_string(osz.data(), static_cast<int>(osz.size())).c_str());
   g.Ho = osz[0];
   g.Wo = osz[1];
   nearest(ctx, *in, *out, g);
@@ -200,7 +218,7 @@ void upsample_nearest2d_vec_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* out = arg_tensor(ctx, args, 3);
   if (!out) return;
   Geometry g;
-  if (!vec_sizes(ctx, *in, osz, has_osz, sf, has_sf, &g)) return;
+  if (!vec_sizes(ctx, *in, osz, has_osz, sf, has_sf, 2, &g)) return;
   nearest(ctx, *in, *out, g);
 }
 
@@ -217,7 +235,9 @@ void upsample_bilinear2d_out(KernelRuntimeContext& ctx, Args args) {
     return;
   const Tensor* out = arg_tensor(ctx, args, 5);
   if (!out) return;
-  if (osz.size() != 2) return fail(ctx, Error::InvalidArgument);
+  if (osz.size() != 2)
+    return fail(ctx, Error::InvalidArgument, "argument 1 (output_size) %s: expected 2 entries",
+                shape_string(osz.data(), static_cast<int>(osz.size())).c_str());
   g.Ho = osz[0];
   g.Wo = osz[1];
   bilinear(ctx, *in, *out, ac, g);
@@ -237,7 +257,7 @@ void upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor* out = arg_tensor(ctx, args, 4);
   if (!out) return;
   Geometry g;
-  if (!vec_sizes(ctx, *in, osz, has_osz, sf, has_sf, &g)) return;
+  if (!vec_sizes(ctx, *in, osz, has_osz, sf, has_sf, 3, &g)) return;
   bilinear(ctx, *in, *out, ac, g);
 }
 
