@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,3 +77,52 @@ def test_cuda_library_in_sdk(sdk: Path) -> None:
     assert {"libcudart.so.13", "libcublas.so.13", "libexecutorch.so.0.1"} <= set(dyn["NEEDED"]), dyn
     assert (sdk / "share" / "executorch" / "cuda-architectures.json").is_file()
     assert (sdk / "lib" / "cmake" / "executorch" / "executorch-cuda-targets.cmake").is_file()
+
+
+class _Component(ctypes.Structure):
+    _fields_ = [
+        ("api_version", ctypes.c_uint32),
+        ("name", ctypes.c_char_p),
+        ("package", ctypes.c_char_p),
+        ("version", ctypes.c_char_p),
+        ("operator_namespaces", ctypes.POINTER(ctypes.c_char_p)),
+        ("backends", ctypes.POINTER(ctypes.c_char_p)),
+        ("register_all", ctypes.c_void_p),
+    ]
+
+
+def _strings(p: Any) -> list[str]:
+    out = []
+    while p[len(out)] is not None:
+        out.append(p[len(out)].decode())
+    return out
+
+
+def test_component_descriptors_match_the_manifest(sdk: Path) -> None:
+    # Every component library describes itself (executorch_component()); the runtime's catalog comes from
+    # components.toml, so the two must agree: name, package, release, operator namespaces and backends.
+    manifest = build_conda.load_manifest()
+    version = build_conda.project_version()
+    seen = []
+    for name, comp in manifest["components"].items():
+        if comp.get("status") != "built" or not ("operator_namespaces" in comp or "backends" in comp):
+            continue
+        libs = list((sdk / "lib").glob(f"libexecutorch_{name}.so.*"))
+        if not libs and comp.get("optional"):
+            continue
+        assert len(libs) == 1, (name, libs)
+        try:
+            lib = ctypes.CDLL(str(libs[0]), mode=ctypes.RTLD_LOCAL)
+        except OSError:
+            if comp.get("optional"):
+                continue  # e.g. the CUDA delegate where libcublas is not installed (tests/test_cuda_packaging.py)
+            raise
+        entry = lib.executorch_component
+        entry.restype = ctypes.POINTER(_Component)
+        d = entry().contents
+        assert d.api_version == 1
+        assert (d.name.decode(), d.package.decode(), d.version.decode()) == (name, comp["conda"], version)
+        assert _strings(d.operator_namespaces) == comp.get("operator_namespaces", [])
+        assert _strings(d.backends) == comp.get("backends", [])
+        seen.append(name)
+    assert {"kernels", "xnnpack"} <= set(seen), seen

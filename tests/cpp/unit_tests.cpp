@@ -7,6 +7,7 @@
 #include <executorch/extension/threadpool/threadpool.h>
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/kernel/operator_registry.h>
+#include <executorch/runtime/platform/component.h>
 #include <executorch/runtime/platform/components.h>
 
 #include <gtest/gtest.h>
@@ -159,6 +160,37 @@ TEST(Components, TableAndLoaderErrors) {
   EXPECT_NE(component_for_backend("XnnpackBackend"), nullptr);
   EXPECT_EQ(component_for_operator("my_ns::op.out"), nullptr);
   EXPECT_EQ(load_library("/nonexistent/libfoo.so"), Error::NotFound);
+}
+
+// Discovery by file name and descriptor, in a directory holding only the two test components.
+TEST(Components, DiscoveryAndApiVersion) {
+  ASSERT_EQ(setenv("EXECUTORCH_COMPONENT_DIR", ET_TEST_COMPONENT_DIR, 1), 0);
+  const ComponentInfo* c = component_for_operator("etest::noop.out");
+  ASSERT_NE(c, nullptr);
+  EXPECT_STREQ(c->name, "testgood");
+  EXPECT_STREQ(c->package, "executorch-testgood");
+  EXPECT_FALSE(component_loaded("testgood"));  // described, not registered
+  EXPECT_EQ(load_component("testgood"), Error::Ok) << last_error_message();
+  EXPECT_TRUE(component_loaded("testgood"));
+  EXPECT_TRUE(registry_has_op_function("etest::noop.out"));
+  // Built for API version 99: refused with both versions and its package named, and nothing registered.
+  EXPECT_EQ(component_for_operator("etestbad::noop.out"), nullptr);
+  EXPECT_EQ(load_component("testbad"), Error::AccessFailed);
+  const std::string why = last_error_message();
+  EXPECT_NE(why.find("API version 99"), std::string::npos) << why;
+  EXPECT_NE(why.find("API version " + std::to_string(EXECUTORCH_COMPONENT_API_VERSION)), std::string::npos) << why;
+  EXPECT_NE(why.find("executorch-testbad 9.9.9"), std::string::npos) << why;
+  EXPECT_FALSE(registry_has_op_function("etestbad::noop.out"));
+  EXPECT_FALSE(component_loaded("testbad"));
+  // The SDK's catalog still names the package of a component whose library is not in the directory (and was not
+  // loaded from elsewhere before: a loaded component stays known).
+  const ComponentInfo* x = component_for_backend("CudaBackend");
+  ASSERT_NE(x, nullptr);
+  EXPECT_STREQ(x->package, "executorch-cuda");
+  EXPECT_EQ(load_component("cuda"), Error::NotFound);
+  EXPECT_NE(std::string(last_error_message()).find("install the executorch-cuda package"), std::string::npos)
+      << last_error_message();
+  ASSERT_EQ(unsetenv("EXECUTORCH_COMPONENT_DIR"), 0);
 }
 
 TEST(Module, Errors) {

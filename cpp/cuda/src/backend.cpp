@@ -1,4 +1,4 @@
-// The CudaBackend: registered from a static initializer when libexecutorch_cuda is loaded.
+// The CudaBackend, and the component descriptor through which the runtime registers it (platform/component.h).
 //
 // init() reads and checks the payload on the host first (payload.cpp), so a bad or upstream-AOTInductor payload is
 // rejected with its reason on any machine; only then does it need a device (stream, cuBLAS handle, constants).
@@ -17,7 +17,9 @@
 
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/kernel/kernel_includes.h>
+#include <executorch/runtime/platform/component.h>
 #include <executorch/runtime/platform/log.h>
+#include <executorch/runtime/version.h>
 
 #include "executor.h"
 #include "graph.h"
@@ -232,16 +234,21 @@ class CudaBackend final : public BackendInterface {
 
 CudaBackend g_backend;
 
-struct Registrar {
-  Registrar() {
-    const Error e = executorch::runtime::register_backend({"CudaBackend", &g_backend});
-    if (e != Error::Ok) {
-      ET_LOG(Error, "CudaBackend: registration failed (error 0x%x); another CudaBackend is registered",
-             static_cast<unsigned>(e));
-    }
+uint32_t register_all() {
+  const Error e = executorch::runtime::register_backend({"CudaBackend", &g_backend});
+  if (e != Error::Ok) {
+    ET_LOG(Error, "CudaBackend: registration failed (error 0x%x); another CudaBackend is registered",
+           static_cast<unsigned>(e));
   }
-};
-Registrar g_registrar;
+  return static_cast<uint32_t>(e);
+}
+
+const char* const kNamespaces[] = {nullptr};
+const char* const kBackends[] = {"CudaBackend", nullptr};
+const ExecutorchComponent kComponent = {EXECUTORCH_COMPONENT_API_VERSION, "cuda", "executorch-cuda",
+                                        EXECUTORCH_VERSION, kNamespaces, kBackends, &register_all};
 
 }  // namespace
 }  // namespace etcuda
+
+EXECUTORCH_COMPONENT(etcuda::kComponent)

@@ -1,6 +1,10 @@
-// Registers every kernel of ETK_OPS into the runtime's registry when the library is loaded.
+// The component descriptor: registers every kernel of ETK_OPS into the runtime's registry when the runtime asks
+// (platform/component.h).
 #include <exception>
 #include <new>
+
+#include <executorch/runtime/platform/component.h>
+#include <executorch/runtime/version.h>
 
 #include "ops.h"
 
@@ -23,16 +27,21 @@ void guarded(KernelRuntimeContext& ctx, Args args) {
 const rt::Kernel kKernels[] = {ETK_OPS(ETK_KERNEL)};
 #undef ETK_KERNEL
 
-struct Registrar {
-  Registrar() {
-    const Error e = rt::register_kernels(Span<const rt::Kernel>(kKernels, sizeof(kKernels) / sizeof(kKernels[0])));
-    if (e != Error::Ok) {
-      ET_LOG(Error, "executorch_kernels: registering %zu kernels failed (error 0x%x)",
-             sizeof(kKernels) / sizeof(kKernels[0]), static_cast<unsigned>(e));
-    }
+uint32_t register_all() {
+  const Error e = rt::register_kernels(Span<const rt::Kernel>(kKernels, sizeof(kKernels) / sizeof(kKernels[0])));
+  if (e != Error::Ok) {
+    ET_LOG(Error, "executorch_kernels: registering %zu kernels failed (error 0x%x)",
+           sizeof(kKernels) / sizeof(kKernels[0]), static_cast<unsigned>(e));
   }
-};
-const Registrar registrar;
+  return static_cast<uint32_t>(e);
+}
+
+const char* const kNamespaces[] = {"aten", "dim_order_ops", nullptr};
+const char* const kBackends[] = {nullptr};
+const ExecutorchComponent kComponent = {EXECUTORCH_COMPONENT_API_VERSION, "kernels", "executorch-kernels",
+                                        EXECUTORCH_VERSION, kNamespaces, kBackends, &register_all};
 
 }  // namespace
 }  // namespace etk
+
+EXECUTORCH_COMPONENT(etk::kComponent)

@@ -345,7 +345,7 @@ Error MethodState::resolve_instructions() {
     if (c == nullptr) {
       hint = "they are not provided by this SDK: load the custom-kernel library that registers them with "
              "load_library()";
-    } else if (registry_has_op_function("aten::add.out")) {
+    } else if (component_loaded(c->name)) {
       hint = std::string("the installed ") + c->package + " package does not implement them";
     } else {
       hint = std::string("they are provided by the ") + c->package + " package (" + c->library +

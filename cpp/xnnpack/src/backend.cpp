@@ -1,8 +1,10 @@
-// The XnnpackBackend: registered from a static initializer when libexecutorch_xnnpack is loaded.
+// The XnnpackBackend, and the component descriptor through which the runtime registers it (platform/component.h).
 #include <new>
 
 #include <executorch/runtime/backend/interface.h>
+#include <executorch/runtime/platform/component.h>
 #include <executorch/runtime/platform/log.h>
+#include <executorch/runtime/version.h>
 
 #include "graph.h"
 
@@ -49,16 +51,21 @@ class XnnpackBackend final : public BackendInterface {
 
 XnnpackBackend g_backend;
 
-struct Registrar {
-  Registrar() {
-    const Error e = executorch::runtime::register_backend({"XnnpackBackend", &g_backend});
-    if (e != Error::Ok) {
-      ET_LOG(Error, "XnnpackBackend: registration failed (error 0x%x); another XnnpackBackend is registered",
-             static_cast<unsigned>(e));
-    }
+uint32_t register_all() {
+  const Error e = executorch::runtime::register_backend({"XnnpackBackend", &g_backend});
+  if (e != Error::Ok) {
+    ET_LOG(Error, "XnnpackBackend: registration failed (error 0x%x); another XnnpackBackend is registered",
+           static_cast<unsigned>(e));
   }
-};
-Registrar g_registrar;
+  return static_cast<uint32_t>(e);
+}
+
+const char* const kNamespaces[] = {nullptr};
+const char* const kBackends[] = {"XnnpackBackend", nullptr};
+const ExecutorchComponent kComponent = {EXECUTORCH_COMPONENT_API_VERSION, "xnnpack", "executorch-xnnpack",
+                                        EXECUTORCH_VERSION, kNamespaces, kBackends, &register_all};
 
 }  // namespace
 }  // namespace etxnn
+
+EXECUTORCH_COMPONENT(etxnn::kComponent)
