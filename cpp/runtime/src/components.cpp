@@ -29,7 +29,7 @@ constexpr char kSuffix[] = ".so." EXECUTORCH_SOVERSION;
 
 // A component library file, and what its descriptor said once loaded.
 struct Found {
-  std::string file;  // libexecutorch_xnnpack.so.0.1
+  std::string file;  // libexecutorch_<name>.so.<SOVERSION>
   bool probed = false;
   bool registered = false;
   const ExecutorchComponent* desc = nullptr;  // null: not loaded, not a component, or refused

@@ -272,7 +272,7 @@ Error MethodState::init_delegates() {
       }
     }
     BackendInitContext ctx(nullptr, name, program->named_data.get());
-    clear_last_error();  // a backend may record why it is not available (e.g. "no CUDA device: ...")
+    clear_last_error();  // a backend may record why it is not available (e.g. "no device: ...")
     if (!backend->is_available()) {
       const std::string why = last_error_message();
       clear_last_error();
