@@ -52,6 +52,7 @@ class Case:
     expect: list[np.ndarray] | None  # None: the call must fail
     rtol: float = 1e-5
     atol: float = 1e-6
+    reason: str | None = None  # for a failing call: a regex its reason must match
 
 
 CASES: list[Case] = []
@@ -61,8 +62,8 @@ def ok(id: str, op: str, args: tuple[Any, ...], *expect: np.ndarray, rtol: float
     CASES.append(Case(id, op, args, list(expect), rtol, atol))
 
 
-def bad(id: str, op: str, args: tuple[Any, ...]) -> None:
-    CASES.append(Case(id, op, args, None))
+def bad(id: str, op: str, args: tuple[Any, ...], reason: str | None = None) -> None:
+    CASES.append(Case(id, op, args, None, reason=reason))
 
 
 _erf = np.vectorize(math.erf, otypes=[f64])
@@ -103,11 +104,16 @@ ok(
     (np.array([np.nan, np.inf, -np.inf], f32), np.array([1, 1, np.inf], f32), 1, Out(f32, (3,))),
     np.array([np.nan, np.inf, np.nan], f32),
 )
-bad("add-shape-mismatch", "aten::add.out", (r(2, 3), r(3, 2), 1, Out(f32, (2, 3))))
+bad("add-shape-mismatch", "aten::add.out", (r(2, 3), r(3, 2), 1, Out(f32, (2, 3))), r"\[2, 3\] and \[3, 2\]")
 bad("add-wrong-out-shape", "aten::add.out", (r(2, 3), r(2, 3), 1, Out(f32, (3, 2))))
 bad("add-out-too-small-dynamic", "aten::add.out", (r(2, 3), r(2, 3), 1, Out(f32, (2, 2), dynamic=True)))
 bad("add-missing-args", "aten::add.out", (r(2, 3), r(2, 3)))
-bad("add-scalar-as-tensor", "aten::add.out", (r(2, 3), 1.0, 1, Out(f32, (2, 3))))
+bad(
+    "add-scalar-as-tensor",
+    "aten::add.out",
+    (r(2, 3), 1.0, 1, Out(f32, (2, 3))),
+    "argument 1 is a float, expected a Tensor",
+)
 ok("add.Scalar", "aten::add.Scalar_out", (a, 1.5, 2, like(a)), a + f32(3.0))
 ok("add.Scalar-int", "aten::add.Scalar_out", (ia[2:], 4, 1, Out(i32, (1,))), np.array([9], i32))
 ok("sub", "aten::sub.out", (a, b, 1, like(a)), a - b)
@@ -134,7 +140,7 @@ ok("div.Scalar", "aten::div.Scalar_out", (a, 4.0, like(a)), a / f32(4))
 ok("div.mode-floor", "aten::div.out_mode", (a, b, "floor", like(a)), np.floor(a / b))
 ok("div.mode-trunc", "aten::div.out_mode", (a, b, "trunc", like(a)), np.trunc(a / b))
 ok("div.mode-none", "aten::div.out_mode", (a, b, None, like(a)), a / b)
-bad("div.mode-bogus", "aten::div.out_mode", (a, b, "round", like(a)))
+bad("div.mode-bogus", "aten::div.out_mode", (a, b, "round", like(a)), r"argument 2 \(rounding_mode\) is 'round'")
 nanv = np.array([1.0, np.nan, 3.0, -np.inf], f32)
 other = np.array([2.0, 0.0, np.nan, 1.0], f32)
 ok("maximum", "aten::maximum.out", (a, b, like(a)), np.maximum(a, b))
@@ -158,7 +164,7 @@ ok("remainder", "aten::remainder.Tensor_out", (num, den, like(num)), np.remainde
 ok("remainder.Scalar", "aten::remainder.Scalar_out", (num, -2.5, like(num)), np.remainder(num, f32(-2.5)), atol=1e-5)
 ni, di = np.array([7, -7, 7, -7, 0], i64), np.array([3, 3, -3, -3, 5], i64)
 ok("remainder-int", "aten::remainder.Tensor_out", (ni, di, like(ni)), np.remainder(ni, di))
-bad("remainder-int-zero", "aten::remainder.Tensor_out", (ni, np.zeros(5, i64), like(ni)))
+bad("remainder-int-zero", "aten::remainder.Tensor_out", (ni, np.zeros(5, i64), like(ni)), r"division by zero")
 ok("fmod", "aten::fmod.Tensor_out", (num, den, like(num)), np.fmod(num, den), atol=1e-5)
 ok("fmod-int", "aten::fmod.Tensor_out", (ni, di, like(ni)), np.fmod(ni, di))
 ok("fmod.Scalar", "aten::fmod.Scalar_out", (ni, 4, like(ni)), np.fmod(ni, 4))
@@ -216,7 +222,7 @@ ok("bitwise_not-u8", "aten::bitwise_not.out", (bi1.astype(u8), Out(u8, bi1.shape
 ok("bitwise_and.Scalar", "aten::bitwise_and.Scalar_out", (bi1, 12, like(bi1)), bi1 & 12)
 ok("bitwise_or.Scalar", "aten::bitwise_or.Scalar_out", (bi1, 12, like(bi1)), bi1 | 12)
 ok("bitwise_xor.Scalar", "aten::bitwise_xor.Scalar_out", (bi1, 12, like(bi1)), bi1 ^ 12)
-bad("bitwise_and-float", "aten::bitwise_and.Tensor_out", (a, b, like(a)))
+bad("bitwise_and-float", "aten::bitwise_and.Tensor_out", (a, b, like(a)), r"argument 0 has dtype Float, expected")
 bad("bitwise_not-float", "aten::bitwise_not.out", (a, like(a)))
 cond = r(2, 3, 4, dtype=b8)
 ok("where", "aten::where.self_out", (cond, a, b, like(a)), np.where(cond, a, b))
@@ -227,7 +233,7 @@ ok(
     (cond, bi1[:2, :3, None].repeat(4, 2), np.array(7, i64), Out(i64, a.shape)),
     np.where(cond, bi1[:2, :3, None].repeat(4, 2), 7),
 )
-bad("where-float-cond", "aten::where.self_out", (a, a, b, like(a)))
+bad("where-float-cond", "aten::where.self_out", (a, a, b, like(a)), r"argument 0 \(condition\) has dtype Float")
 mask = r(3, 4, dtype=b8)
 ok("masked_fill", "aten::masked_fill.Scalar_out", (a, mask, -1e9, like(a)), np.where(mask, f32(-1e9), a))
 ok(
@@ -395,7 +401,7 @@ ok(
     rtol=1e-5,
     atol=1e-6,
 )
-bad("gelu-bogus", "aten::gelu.out", (gx, "fast", like(gx)))
+bad("gelu-bogus", "aten::gelu.out", (gx, "fast", like(gx)), r"argument 1 \(approximate\) is 'fast'")
 lg = rng.uniform(0.01, 0.99, (3, 4)).astype(f32)
 ok("logit", "aten::logit.out", (lg, None, like(lg)), np.log(lg / (1 - lg)), rtol=1e-5)
 ok(
@@ -429,7 +435,12 @@ ok(
     rtol=1e-5,
 )
 bad("sum-dup-dims", "aten::sum.IntList_out", (rx, Ints([1, 1]), False, None, Out(f32, (3, 5))))
-bad("sum-bad-dim", "aten::sum.IntList_out", (rx, Ints([3]), False, None, Out(f32, (3, 4))))
+bad(
+    "sum-bad-dim",
+    "aten::sum.IntList_out",
+    (rx, Ints([3]), False, None, Out(f32, (3, 4))),
+    r"dim 3 \(argument 1\) is out of range for a 3-d tensor",
+)
 ok("mean", "aten::mean.out", (rx, Ints([-1]), True, None, Out(f32, (3, 4, 1))), rx.mean(-1, keepdims=True), rtol=1e-5)
 ok("mean-nan", "aten::mean.out", (nanv, Ints([0]), False, None, Out(f32, ())), np.array(np.nan, f32))
 bad("mean-int-out", "aten::mean.out", (bi1, Ints([0]), False, None, Out(i64, (4,))))
@@ -495,7 +506,7 @@ ok(
 )
 ok("log_softmax", "aten::_log_softmax.out", (sm, 2, False, like(sm)), np.log(sm_ref), rtol=1e-5, atol=1e-5)
 bad("softmax-half-to-float", "aten::_softmax.out", (sm, 2, True, like(sm)))
-bad("softmax-int", "aten::_softmax.out", (bi1, 1, False, like(bi1)))
+bad("softmax-int", "aten::_softmax.out", (bi1, 1, False, like(bi1)), r"argument 0 has dtype Long")
 tk = rng.permutation(60).astype(f32).reshape(3, 4, 5)
 srt = -np.sort(-tk, axis=-1)[..., :2]
 ok(
@@ -512,7 +523,12 @@ ok(
     np.sort(tk, 0),
     np.argsort(tk, 0),
 )
-bad("topk-k-too-big", "aten::topk.values", (tk, 6, -1, True, True, Out(f32, (3, 4, 6)), Out(i64, (3, 4, 6))))
+bad(
+    "topk-k-too-big",
+    "aten::topk.values",
+    (tk, 6, -1, True, True, Out(f32, (3, 4, 6)), Out(i64, (3, 4, 6))),
+    r"k 6 \(argument 1\) is out of range \[0, 5\]",
+)
 
 # ---------------------------------------------------------------------------------------------------------------
 # Shape and copy.
@@ -529,7 +545,12 @@ ok("transpose", "aten::transpose_copy.int_out", (sx, 0, -1, Out(f32, (4, 3, 2)))
 ok("t", "aten::t_copy.out", (sx[0], Out(f32, (4, 3))), sx[0].T)
 ok("view", "aten::view_copy.out", (sx, Ints([6, -1]), Out(f32, (6, 4))), sx.reshape(6, 4))
 ok("view-cl", "aten::view_copy.out", (T(x4, CL), Ints([2, -1]), Out(f32, (2, 60))), x4.reshape(2, 60))
-bad("view-bad-numel", "aten::view_copy.out", (sx, Ints([5, 5]), Out(f32, (5, 5))))
+bad(
+    "view-bad-numel",
+    "aten::view_copy.out",
+    (sx, Ints([5, 5]), Out(f32, (5, 5))),
+    r"\[5, 5\] has 25 elements, argument 0 \(shape \[2, 3, 4\]\) has 24",
+)
 bad("view-two-infer", "aten::view_copy.out", (sx, Ints([-1, -1]), Out(f32, (6, 4))))
 s1 = r(2, 1, 3, 1)
 ok("squeeze.dims", "aten::squeeze_copy.dims_out", (s1, Ints([1, 3]), Out(f32, (2, 3))), s1.reshape(2, 3))
@@ -546,7 +567,12 @@ ok("cat", "aten::cat.out", (TL((sx, sx[:, :1])), 1, Out(f32, (2, 4, 4))), np.con
 ok("cat-legacy-empty", "aten::cat.out", (TL((sx, np.zeros((0,), f32))), 0, Out(f32, (2, 3, 4))), sx)
 ok("cat-cl-out", "aten::cat.out", (TL((x4, x4)), 1, Out(f32, (2, 6, 4, 5), CL)), np.concatenate([x4, x4], 1))
 ok("cat-int", "aten::cat.out", (TL((bi1, bi1)), -1, Out(i64, (3, 8))), np.concatenate([bi1, bi1], -1))
-bad("cat-mismatch", "aten::cat.out", (TL((sx, r(2, 2, 3))), 1, Out(f32, (2, 5, 4))))
+bad(
+    "cat-mismatch",
+    "aten::cat.out",
+    (TL((sx, r(2, 2, 3))), 1, Out(f32, (2, 5, 4))),
+    r"argument 0 have shapes \[2, 3, 4\] and \[2, 2, 3\]",
+)
 ok(
     "split_with_sizes",
     "aten::split_with_sizes_copy.out",
@@ -636,7 +662,12 @@ ok(
     (emb_w, ids.astype(i32), -1, False, False, Out(f32, (2, 3, 4))),
     emb_w[ids],
 )
-bad("embedding-oob", "aten::embedding.out", (emb_w, np.array([10], i64), -1, False, False, Out(f32, (1, 4))))
+bad(
+    "embedding-oob",
+    "aten::embedding.out",
+    (emb_w, np.array([10], i64), -1, False, False, Out(f32, (1, 4))),
+    r"indices \(argument 1\) hold 10, out of range for 10 rows",
+)
 bad("embedding-float-ids", "aten::embedding.out", (emb_w, ids.astype(f32), -1, False, False, Out(f32, (2, 3, 4))))
 ok(
     "constant_pad",
@@ -679,7 +710,12 @@ ok(
 ok("index-non-adjacent", "aten::index.Tensor_out", (ix, TL((ii, None, ii), opt=True), Out(f32, (3, 5))), ix[ii, :, ii])
 bm = ix[:, 0, 0] > 0
 ok("index-bool", "aten::index.Tensor_out", (ix, TL((bm,), opt=True), Out(f32, (4, 5, 6), dynamic=True)), ix[bm])
-bad("index-oob", "aten::index.Tensor_out", (ix, TL((np.array([4], i64),), opt=True), Out(f32, (1, 5, 6))))
+bad(
+    "index-oob",
+    "aten::index.Tensor_out",
+    (ix, TL((np.array([4], i64),), opt=True), Out(f32, (1, 5, 6))),
+    r"indices \(argument 1\) hold 4, out of range for size 4",
+)
 bad("index-float", "aten::index.Tensor_out", (ix, TL((np.array([1.0], f32),), opt=True), Out(f32, (1, 5, 6))))
 ok("index_select", "aten::index_select.out", (ix, 1, np.array([4, 0, 0], i64), Out(f32, (4, 3, 6))), ix[:, [4, 0, 0]])
 bad("index_select-2d-index", "aten::index_select.out", (ix, 1, np.zeros((1, 1), i64), Out(f32, (4, 1, 6))))
@@ -702,7 +738,7 @@ bad("slice_scatter-bad-src", "aten::slice_scatter.out", (ix, np.full((4, 5, 2), 
 ma, mb = r(5, 7), r(7, 3)
 ok("mm", "aten::mm.out", (ma, mb, Out(f32, (5, 3))), ma @ mb, rtol=1e-4, atol=1e-5)
 ok("mm-transposed-in", "aten::mm.out", (T(ma, (1, 0)), mb, Out(f32, (5, 3))), ma @ mb, rtol=1e-4, atol=1e-5)
-bad("mm-mismatch", "aten::mm.out", (ma, ma, Out(f32, (5, 7))))
+bad("mm-mismatch", "aten::mm.out", (ma, ma, Out(f32, (5, 7))), r"shapes \[5, 7\] and \[5, 7\], expected \[M, K\]")
 ba3, bb3 = r(2, 5, 7), r(2, 7, 3)
 ok("bmm", "aten::bmm.out", (ba3, bb3, Out(f32, (2, 5, 3))), ba3 @ bb3, rtol=1e-4, atol=1e-5)
 bias = r(3)
@@ -868,6 +904,7 @@ bad(
     "conv-channel-mismatch",
     "aten::convolution.out",
     (cx, r(6, 3, 3, 3), None, Ints([1, 1]), Ints([0, 0]), Ints([1, 1]), False, Ints([0, 0]), 1, Out(f32, (2, 6, 7, 6))),
+    r"argument 1 \(weight\) has shape \[6, 3, 3, 3\].*C_in/groups = 4",
 )
 bad(
     "conv-int",
@@ -926,6 +963,12 @@ ok(
     None,
 )
 CASES[-1].expect = CASES[-1].expect[:1]
+bad(
+    "max_pool2d-2d-input",
+    "aten::max_pool2d_with_indices.out",
+    (cx[0, 0], Ints([2, 2]), Ints([2, 2]), Ints([0, 0]), Ints([1, 1]), False, Out(f32, (1, 1)), Out(i64, (1, 1))),
+    r"argument 0 has shape \[\d+, \d+\], expected 3-d or 4-d",
+)
 ap_win = pool_windows(cx, (3, 3), (2, 2), (1, 1), 0)
 ok(
     "avg_pool2d",
@@ -1016,6 +1059,7 @@ bad(
     "layer_norm-bad-shape",
     "aten::native_layer_norm.out",
     (lx, Ints([5]), None, None, 1e-5, like(lx), Out(f32, (2, 5, 1)), Out(f32, (2, 5, 1))),
+    r"argument 1 \(normalized_shape\) \[5\] is not the trailing shape",
 )
 gx4 = r(2, 6, 3, 4)
 gw_, gb_ = r(6), r(6)
@@ -1138,6 +1182,7 @@ bad(
     "upsample_bilinear2d-int",
     "aten::upsample_bilinear2d.out",
     (bi1[None, None], Ints([6, 8]), False, None, None, Out(i64, (1, 1, 6, 8))),
+    r"argument 0 has dtype Long, bilinear needs Float or Double",
 )
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1152,6 +1197,11 @@ def check(run: Runner, case: Case) -> None:
     res = run(case.op, *case.args)
     if case.expect is None:
         assert 0 < res.rc < 100, f"{case.op}: expected a clean error exit, got rc={res.rc}: {res.stderr}"
+        # Every failure says why (the harness prints the kernel's reason after the error code).
+        m = re.search(r"failed with error 0x[0-9a-f]+: (.*)", res.stderr)
+        assert m and m.group(1).strip(), f"{case.op}: the kernel failed without a reason: {res.stderr}"
+        if case.reason is not None:
+            assert re.search(case.reason, m.group(1)), f"{case.op}: reason {m.group(1)!r} !~ {case.reason!r}"
         return
     assert res.rc == 0, f"{case.op} failed (rc={res.rc}): {res.stderr}"
     assert len(res.outs) >= len(case.expect)
