@@ -413,7 +413,10 @@ void select_scatter_out(KernelRuntimeContext& ctx, Args args) {
   if (!src || !arg_int(ctx, args, 2, &dim) || !arg_int(ctx, args, 3, &index)) return;
   const Tensor* out = arg_tensor(ctx, args, 4);
   if (!out) return;
-  if (!same_or_fail(ctx, self->scalar_type(), out->scalar_type()) || !is_supported_dtype(src->scalar_type())) return;
+  if (!same_or_fail(ctx, self->scalar_type(), out->scalar_type())) return;
+  if (!is_supported_dtype(src->scalar_type()))
+    return fail(ctx, Error::InvalidType, "src (argument 1) has dtype %s, which this kernel does not take",
+                dtype_name(src->scalar_type()));
   const int nd = static_cast<int>(self->dim());
   int64_t d;
   if (nd == 0) return fail(ctx, Error::InvalidArgument, "argument 0 is 0-d, there is no dim to scatter into");
@@ -439,7 +442,10 @@ void slice_scatter_out(KernelRuntimeContext& ctx, Args args) {
     return;
   const Tensor* out = arg_tensor(ctx, args, 6);
   if (!out) return;
-  if (!same_or_fail(ctx, self->scalar_type(), out->scalar_type()) || !is_supported_dtype(src->scalar_type())) return;
+  if (!same_or_fail(ctx, self->scalar_type(), out->scalar_type())) return;
+  if (!is_supported_dtype(src->scalar_type()))
+    return fail(ctx, Error::InvalidType, "src (argument 1) has dtype %s, which this kernel does not take",
+                dtype_name(src->scalar_type()));
   const int nd = static_cast<int>(self->dim());
   int64_t d;
   if (nd == 0) return fail(ctx, Error::InvalidArgument, "argument 0 is 0-d, there is no dim to scatter into");

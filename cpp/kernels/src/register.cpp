@@ -17,9 +17,9 @@ void guarded(KernelRuntimeContext& ctx, Args args) {
   try {
     F(ctx, args);
   } catch (const std::bad_alloc&) {
-    fail(ctx, Error::MemoryAllocationFailed);
+    fail(ctx, Error::MemoryAllocationFailed, "out of memory for the kernel's scratch buffers");
   } catch (...) {
-    fail(ctx, Error::Internal);
+    fail(ctx, Error::Internal, "the kernel threw an exception (a bug: please report it)");
   }
 }
 
