@@ -1,48 +1,85 @@
-# Reads components.toml (the one list of SDK components) for the build. Only the subset of TOML that file uses:
-# `[components.<name>]` tables with `key = "string"` and single-line `key = ["a", "b"]` entries.
+# The build's view of components.toml (the one list of SDK components). Reads only the subset of TOML that file
+# uses: `[components.<name>]` tables with `key = "string"`, `key = true` and single-line `key = ["a", "b"]`.
 #
-# executorch_component_catalog(<header>) writes the runtime's catalog: for each component declaring
-# operator_namespaces or backends, its name, library file, package and those lists.
+#   executorch_read_components()             parse once: EXECUTORCH_COMPONENT_NAMES and _etc_<name>_<key>
+#   executorch_add_component(NAME <n> ...)   a component's shared library, installed and exported
+#   executorch_component_catalog(<header>)   the runtime's catalog of operator namespaces / backends
+#   executorch_config_components(<var>)      the component tables of executorch-config.cmake
+
 function(_executorch_toml_list value out)
   string(REGEX REPLACE "^\\[(.*)\\]$" "\\1" value "${value}")
   string(REGEX REPLACE "[\" ]" "" value "${value}")
+  string(REPLACE "," ";" value "${value}")
   set(${out} "${value}" PARENT_SCOPE)
 endfunction()
 
-function(executorch_component_catalog header)
-  set(_toml ${PROJECT_SOURCE_DIR}/components.toml)
-  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_toml})
-  file(STRINGS ${_toml} _lines)
-  set(_names "")
-  set(_cur "")
-  foreach(_line IN LISTS _lines)
-    string(REGEX REPLACE "[ ]*#.*$" "" _line "${_line}")
-    if(_line MATCHES "^\\[components\\.([a-z0-9_]+)\\]$")
-      set(_cur ${CMAKE_MATCH_1})
-      list(APPEND _names ${_cur})
-      set(_ns_${_cur} "")
-      set(_be_${_cur} "")
-    elseif(_line MATCHES "^\\[")
-      set(_cur "")
-    elseif(_cur AND _line MATCHES "^(library|conda|operator_namespaces|backends) = (.*)$")
-      set(_key ${CMAKE_MATCH_1})
-      set(_val "${CMAKE_MATCH_2}")
-      if(_key STREQUAL "library")
-        string(REGEX REPLACE "^\".*/(lib[a-z0-9_]+)\\.so\\.\\*\"$" "\\1" _lib_${_cur} "${_val}")
-      elseif(_key STREQUAL "conda")
-        string(REGEX REPLACE "\"" "" _pkg_${_cur} "${_val}")
-      elseif(_key STREQUAL "operator_namespaces")
-        _executorch_toml_list("${_val}" _ns_${_cur})
+macro(executorch_read_components)
+  set(_etc_toml ${PROJECT_SOURCE_DIR}/components.toml)
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_etc_toml})
+  file(STRINGS ${_etc_toml} _etc_lines)
+  set(EXECUTORCH_COMPONENT_NAMES "")
+  set(_etc_cur "")
+  foreach(_etc_line IN LISTS _etc_lines)
+    string(REGEX REPLACE "[ ]*#.*$" "" _etc_line "${_etc_line}")
+    if(_etc_line MATCHES "^\\[components\\.([a-z0-9_]+)\\]$")
+      set(_etc_cur ${CMAKE_MATCH_1})
+      list(APPEND EXECUTORCH_COMPONENT_NAMES ${_etc_cur})
+      foreach(_etc_k IN ITEMS library conda wheel optional cmake_target operator_namespaces backends)
+        set(_etc_${_etc_cur}_${_etc_k} "")
+      endforeach()
+    elseif(_etc_line MATCHES "^\\[")
+      set(_etc_cur "")
+    elseif(_etc_cur AND _etc_line MATCHES
+           "^(library|conda|wheel|optional|cmake_target|operator_namespaces|backends) = (.*)$")
+      set(_etc_k ${CMAKE_MATCH_1})
+      set(_etc_v "${CMAKE_MATCH_2}")
+      if(_etc_v MATCHES "^\\[")
+        _executorch_toml_list("${_etc_v}" _etc_${_etc_cur}_${_etc_k})
       else()
-        _executorch_toml_list("${_val}" _be_${_cur})
+        string(REPLACE "\"" "" _etc_${_etc_cur}_${_etc_k} "${_etc_v}")
       endif()
     endif()
   endforeach()
+endmacro()
+
+# executorch_add_component(NAME <name> [TARGET <target>] SOURCES <src>... [VERSION_SCRIPT <file>])
+# The shared library lib<target>.so.<SOVERSION> of component <name> (a [components.<name>] table of
+# components.toml; <target> defaults to executorch_<name>): alias and export name executorch::<name>, the
+# SOVERSION, an optional linker version script, and installation into the CMake install component <name> with
+# its targets file executorch-<name>-targets.cmake. Compile options, includes and links stay with the caller.
+function(executorch_add_component)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TARGET;VERSION_SCRIPT" "SOURCES")
+  if(NOT arg_NAME IN_LIST EXECUTORCH_COMPONENT_NAMES)
+    message(FATAL_ERROR "component '${arg_NAME}' is not in components.toml: add a [components.${arg_NAME}] table")
+  endif()
+  if(NOT arg_TARGET)
+    set(arg_TARGET executorch_${arg_NAME})
+  endif()
+  add_library(${arg_TARGET} SHARED ${arg_SOURCES})
+  add_library(executorch::${arg_NAME} ALIAS ${arg_TARGET})
+  # The library file is lib<target>.so.<major>.<minor> itself (no further version suffix, so a wheel, which cannot
+  # hold symlinks, ships exactly one file per library); the unversioned development link lib<target>.so is in
+  # the install component "devlinks", left out of wheels.
+  set_target_properties(${arg_TARGET} PROPERTIES EXPORT_NAME ${arg_NAME} SOVERSION ${EXECUTORCH_SOVERSION})
+  if(arg_VERSION_SCRIPT)
+    target_link_options(${arg_TARGET} PRIVATE "LINKER:--version-script=${arg_VERSION_SCRIPT}")
+    set_property(TARGET ${arg_TARGET} APPEND PROPERTY LINK_DEPENDS ${arg_VERSION_SCRIPT})
+  endif()
+  install(TARGETS ${arg_TARGET} EXPORT executorch-${arg_NAME}-targets
+    LIBRARY DESTINATION lib NAMELINK_COMPONENT devlinks COMPONENT ${arg_NAME})
+  install(EXPORT executorch-${arg_NAME}-targets NAMESPACE executorch:: DESTINATION lib/cmake/executorch
+    FILE executorch-${arg_NAME}-targets.cmake COMPONENT ${arg_NAME})
+endfunction()
+
+function(executorch_component_catalog header)
   set(_rows "")
-  foreach(_n IN LISTS _names)
-    if(_ns_${_n} OR _be_${_n})
-      string(APPEND _rows "    {\"${_n}\", \"${_lib_${_n}}.so.${EXECUTORCH_SOVERSION}\", \"${_pkg_${_n}}\", "
-                          "\"${_ns_${_n}}\", \"${_be_${_n}}\"},\n")
+  foreach(_n IN LISTS EXECUTORCH_COMPONENT_NAMES)
+    if(_etc_${_n}_operator_namespaces OR _etc_${_n}_backends)
+      string(REGEX REPLACE "^.*/(lib[a-z0-9_]+)\\.so\\.\\*$" "\\1" _lib "${_etc_${_n}_library}")
+      string(REPLACE ";" "," _ns "${_etc_${_n}_operator_namespaces}")
+      string(REPLACE ";" "," _be "${_etc_${_n}_backends}")
+      string(APPEND _rows "    {\"${_n}\", \"${_lib}.so.${EXECUTORCH_SOVERSION}\", \"${_etc_${_n}_conda}\", "
+                          "\"${_ns}\", \"${_be}\"},\n")
     endif()
   endforeach()
   file(CONFIGURE OUTPUT ${header} CONTENT [=[
@@ -66,4 +103,23 @@ const CatalogEntry kCatalog[] = {
 }  // namespace runtime
 }  // namespace executorch
 ]=] @ONLY)
+endfunction()
+
+# The CMake code of executorch-config.cmake that lists the components with CMake targets, their conda packages
+# and, for optional ones, their own wheels.
+function(executorch_config_components out)
+  set(_names "")
+  set(_text "")
+  foreach(_n IN LISTS EXECUTORCH_COMPONENT_NAMES)
+    if(NOT _etc_${_n}_cmake_target)
+      continue()
+    endif()
+    list(APPEND _names ${_n})
+    string(APPEND _text "set(_executorch_package_of_${_n} \"${_etc_${_n}_conda}\")\n")
+    if(_etc_${_n}_optional STREQUAL "true")
+      string(APPEND _text "set(_executorch_wheel_of_${_n} \"${_etc_${_n}_wheel}\")\n")
+    endif()
+  endforeach()
+  list(JOIN _names " " _names)
+  set(${out} "set(_executorch_all_components ${_names})\n${_text}" PARENT_SCOPE)
 endfunction()
