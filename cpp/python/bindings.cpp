@@ -40,8 +40,8 @@ PyObject* g_error_type = nullptr;
   std::string msg = context;
   const char* detail = executorch::runtime::last_error_message();
   if (detail != nullptr && *detail != '\0') msg += ": " + std::string(detail);
-  py::object err = py::reinterpret_borrow<py::object>(g_error_type)(msg, static_cast<int>(e),
-                                                                    executorch::runtime::to_string(e));
+  py::object err =
+      py::reinterpret_borrow<py::object>(g_error_type)(msg, static_cast<int>(e), executorch::runtime::to_string(e));
   PyErr_SetObject(g_error_type, err.ptr());
   throw py::error_already_set();
 }
@@ -71,8 +71,7 @@ py::dtype to_numpy_dtype(ScalarType t) {
     case ScalarType::UInt16: return py::dtype("uint16");
     case ScalarType::UInt32: return py::dtype("uint32");
     case ScalarType::UInt64: return py::dtype("uint64");
-    default:
-      throw py::type_error(std::string("dtype ") + executorch::aten::toString(t) + " has no numpy equivalent");
+    default: throw py::type_error(std::string("dtype ") + executorch::aten::toString(t) + " has no numpy equivalent");
   }
 }
 
@@ -150,8 +149,7 @@ struct ProgramHolder {
 
 class PyMethod {
  public:
-  PyMethod(std::shared_ptr<ProgramHolder> holder, const std::string& name)
-      : holder_(std::move(holder)), name_(name) {
+  PyMethod(std::shared_ptr<ProgramHolder> holder, const std::string& name) : holder_(std::move(holder)), name_(name) {
     using namespace executorch::runtime;
     MethodMeta meta = check(holder_->program->method_meta(name.c_str()), "loading method " + name);
     memory_ = check(executorch::extension::PlannedMemory::create(meta), "loading method " + name);
@@ -344,9 +342,8 @@ PYBIND11_MODULE(_C, m) {
     (void)executorch::runtime::load_component("kernels");
     return executorch::runtime::get_registered_kernel_names();
   });
-  m.def("load_library", [](const std::string& path) {
-    check(executorch::runtime::load_library(path.c_str()), "loading " + path);
-  });
+  m.def("load_library",
+        [](const std::string& path) { check(executorch::runtime::load_library(path.c_str()), "loading " + path); });
   m.def("load_component", [](const std::string& name) {
     check(executorch::runtime::load_component(name.c_str()), "loading component " + name);
   });

@@ -112,7 +112,8 @@ int main(int argc, char** argv) {
         }
         std::printf("  input %zu: %s [", i, executorch::aten::toString(info->scalar_type()));
         for (size_t d = 0; d < info->sizes().size(); ++d) std::printf("%s%d", d ? ", " : "", info->sizes()[d]);
-        std::printf("]%s\n", info->shape_dynamism() == executorch::aten::TensorShapeDynamism::STATIC ? "" : " (upper bound)");
+        std::printf("]%s\n",
+                    info->shape_dynamism() == executorch::aten::TensorShapeDynamism::STATIC ? "" : " (upper bound)");
       }
     }
     return 0;
@@ -130,7 +131,8 @@ int main(int argc, char** argv) {
     values.emplace_back(tensors.back());
   }
   const auto l0 = std::chrono::steady_clock::now();
-  if (const Error e = module.load_method(method); e != Error::Ok) return report(e, ("loading method " + method).c_str());
+  if (const Error e = module.load_method(method); e != Error::Ok)
+    return report(e, ("loading method " + method).c_str());
   const double load_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - l0).count();
   std::vector<EValue> outputs;
   std::vector<double> times;

@@ -33,9 +33,12 @@ inline const char* npy_descr(executorch::aten::ScalarType t) {
 
 inline bool npy_dtype(const std::string& descr, executorch::aten::ScalarType* out) {
   using executorch::aten::ScalarType;
-  static const struct { const char* d; ScalarType t; } table[] = {
+  static const struct {
+    const char* d;
+    ScalarType t;
+  } table[] = {
       {"<f4", ScalarType::Float}, {"<f8", ScalarType::Double}, {"<i8", ScalarType::Long}, {"<i4", ScalarType::Int},
-      {"<i2", ScalarType::Short}, {"|i1", ScalarType::Char}, {"|u1", ScalarType::Byte}, {"|b1", ScalarType::Bool},
+      {"<i2", ScalarType::Short}, {"|i1", ScalarType::Char},   {"|u1", ScalarType::Byte}, {"|b1", ScalarType::Bool},
   };
   for (const auto& e : table) {
     if (descr == e.d) {
@@ -101,16 +104,18 @@ inline std::string read_npy(const std::string& path, NpyArray* out) {
   const size_t nbytes = numel * executorch::aten::elementSize(out->dtype);
   const size_t data_start = header_start + header_len;
   if (bytes.size() - data_start < nbytes) return path + " holds less data than its shape says";
-  out->data.assign(bytes.begin() + static_cast<long>(data_start), bytes.begin() + static_cast<long>(data_start + nbytes));
+  out->data.assign(bytes.begin() + static_cast<long>(data_start),
+                   bytes.begin() + static_cast<long>(data_start + nbytes));
   return "";
 }
 
-inline std::string write_npy(const std::string& path, executorch::aten::ScalarType dtype, const std::vector<int64_t>& shape,
-                             const void* data, size_t nbytes) {
+inline std::string write_npy(const std::string& path, executorch::aten::ScalarType dtype,
+                             const std::vector<int64_t>& shape, const void* data, size_t nbytes) {
   const char* descr = npy_descr(dtype);
   if (descr == nullptr) return std::string("cannot write dtype ") + executorch::aten::toString(dtype);
   std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (";
-  for (size_t i = 0; i < shape.size(); ++i) dict += std::to_string(shape[i]) + (shape.size() == 1 ? "," : i + 1 < shape.size() ? ", " : "");
+  for (size_t i = 0; i < shape.size(); ++i)
+    dict += std::to_string(shape[i]) + (shape.size() == 1 ? "," : i + 1 < shape.size() ? ", " : "");
   dict += "), }";
   size_t total = 10 + dict.size() + 1;
   const size_t pad = (64 - total % 64) % 64;
@@ -118,7 +123,15 @@ inline std::string write_npy(const std::string& path, executorch::aten::ScalarTy
   dict += '\n';
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return "cannot write " + path;
-  const uint8_t head[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<uint8_t>(dict.size() & 0xff),
+  const uint8_t head[10] = {0x93,
+                            'N',
+                            'U',
+                            'M',
+                            'P',
+                            'Y',
+                            1,
+                            0,
+                            static_cast<uint8_t>(dict.size() & 0xff),
                             static_cast<uint8_t>(dict.size() >> 8)};
   std::fwrite(head, 1, 10, f);
   std::fwrite(dict.data(), 1, dict.size(), f);

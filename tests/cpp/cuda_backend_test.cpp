@@ -58,7 +58,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 // ---- payload builder --------------------------------------------------------------------------------------------
 
 struct Inner {
-  std::string op0 = "aten::mm";   // first call's operator name / overload
+  std::string op0 = "aten::mm";  // first call's operator name / overload
   std::string op0_overload = "out";
   et_pte::ScalarType x_type = et_pte::ScalarType::FLOAT;
   std::vector<int32_t> w_sizes = {3, 5};
@@ -83,9 +83,9 @@ std::vector<uint8_t> build_program(const Inner& in) {
   const std::vector<uint8_t> order_w(in.w_sizes.size() == 2 ? order2 : order1);
   auto tensor = [&](const std::vector<int32_t>& sizes, const std::vector<uint8_t>& order, uint32_t buf,
                     et_pte::ScalarType type, bool dynamic) {
-    auto t = et_pte::CreateTensorDirect(fbb, type, 0, &sizes, &order, false, buf, 0, 0,
-                                        dynamic ? et_pte::TensorShapeDynamism::DYNAMIC_BOUND
-                                                : et_pte::TensorShapeDynamism::STATIC);
+    auto t = et_pte::CreateTensorDirect(
+        fbb, type, 0, &sizes, &order, false, buf, 0, 0,
+        dynamic ? et_pte::TensorShapeDynamism::DYNAMIC_BOUND : et_pte::TensorShapeDynamism::STATIC);
     return et_pte::CreateEValue(fbb, et_pte::KernelTypes::Tensor, t.Union());
   };
   std::vector<flatbuffers::Offset<et_pte::EValue>> values = {
@@ -106,13 +106,13 @@ std::vector<uint8_t> build_program(const Inner& in) {
     auto kc = et_pte::CreateKernelCallDirect(fbb, op, &args);
     return et_pte::CreateInstruction(fbb, et_pte::InstructionArguments::KernelCall, kc.Union());
   };
-  std::vector<flatbuffers::Offset<et_pte::Instruction>> instructions = {
-      call(0, in.mm_args), call(1, {2, 3, 4, 5}), call(2, {5, 6})};
+  std::vector<flatbuffers::Offset<et_pte::Instruction>> instructions = {call(0, in.mm_args), call(1, {2, 3, 4, 5}),
+                                                                        call(2, {5, 6})};
   const std::vector<int32_t> inputs = {0}, outputs = {6};
   std::vector<flatbuffers::Offset<et_pte::Chain>> chains = {
       et_pte::CreateChainDirect(fbb, &inputs, &outputs, &instructions)};
-  std::vector<flatbuffers::Offset<et_pte::ExecutionPlan>> plans = {et_pte::CreateExecutionPlanDirect(
-      fbb, "subgraph", 0, &values, &inputs, &outputs, &chains, &ops)};
+  std::vector<flatbuffers::Offset<et_pte::ExecutionPlan>> plans = {
+      et_pte::CreateExecutionPlanDirect(fbb, "subgraph", 0, &values, &inputs, &outputs, &chains, &ops)};
   size_t wn = 1;
   for (int32_t d : in.w_sizes) wn *= static_cast<size_t>(d);
   std::vector<float> w(wn, 0.f);
@@ -208,8 +208,8 @@ void expect_reject(BackendInterface* backend, const std::string& what, const std
 void preload_cuda_libraries() {
   const char* env = std::getenv("ET_CUDA_LIBRARY_DIR");
   const std::string dir = env && *env ? env : ET_CUDA_LIBRARY_DIR;
-  for (const char* lib : {"libcudart.so." ET_CUDA_MAJOR, "libcublasLt.so." ET_CUDA_MAJOR,
-                          "libcublas.so." ET_CUDA_MAJOR}) {
+  for (const char* lib :
+       {"libcudart.so." ET_CUDA_MAJOR, "libcublasLt.so." ET_CUDA_MAJOR, "libcublas.so." ET_CUDA_MAJOR}) {
     if (dlopen(lib, RTLD_NOW | RTLD_GLOBAL) != nullptr) continue;  // found on the search path
     const std::string path = dir + "/" + lib;
     if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
@@ -297,7 +297,8 @@ std::vector<uint8_t> elf_payload() {
 }
 
 TEST_F(CudaBackendTest, AvailabilityGivesItsReason) {
-  if (!have_device_) check(contains(why_, "no CUDA device: cudaGetDeviceCount"), "is_available() gives the reason", why_);
+  if (!have_device_)
+    check(contains(why_, "no CUDA device: cudaGetDeviceCount"), "is_available() gives the reason", why_);
 }
 
 // Rejections (host-side checks, independent of any device).
@@ -377,8 +378,7 @@ TEST_F(CudaBackendTest, ReaderKnowsEveryListedOperator) {
       bad_names += " " + line;
     }
   }
-  check(n > 20 && bad_ops == 0, "all " + std::to_string(n) + " operators of operators.txt are implemented",
-        bad_names);
+  check(n > 20 && bad_ops == 0, "all " + std::to_string(n) + " operators of operators.txt are implemented", bad_names);
 }
 
 // Random damage and truncations of the valid payload: any outcome but a crash (run under ASan in CI builds).
@@ -408,8 +408,8 @@ TEST_F(CudaBackendTest, DamagedPayloadsDoNotCrashTheReader) {
     rejected += r.error != Error::Ok && !contains(r.message, "payload accepted");
     ++total;
   }
-  std::printf("note: %d of %d damaged/truncated payloads rejected by the reader (the rest hit data bytes)\n",
-              rejected, total);
+  std::printf("note: %d of %d damaged/truncated payloads rejected by the reader (the rest hit data bytes)\n", rejected,
+              total);
   check(true, "damaged and truncated payloads do not crash the reader");
 }
 

@@ -50,10 +50,22 @@ struct HostDev {
     return *p ? Error::Ok : Error::MemoryAllocationFailed;
   }
   void release(float* p) { delete[] p; }
-  Error h2d(float* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); return Error::Ok; }
-  Error d2h(void* dst, const float* src, size_t bytes) { std::memcpy(dst, src, bytes); return Error::Ok; }
-  Error d2d(float* dst, const float* src, size_t bytes) { std::memmove(dst, src, bytes); return Error::Ok; }
-  Error zero(float* p, size_t bytes) { std::memset(p, 0, bytes); return Error::Ok; }
+  Error h2d(float* dst, const void* src, size_t bytes) {
+    std::memcpy(dst, src, bytes);
+    return Error::Ok;
+  }
+  Error d2h(void* dst, const float* src, size_t bytes) {
+    std::memcpy(dst, src, bytes);
+    return Error::Ok;
+  }
+  Error d2d(float* dst, const float* src, size_t bytes) {
+    std::memmove(dst, src, bytes);
+    return Error::Ok;
+  }
+  Error zero(float* p, size_t bytes) {
+    std::memset(p, 0, bytes);
+    return Error::Ok;
+  }
 
   Error binary(etcuda::BinaryOp op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar,
                float scalar, const etcuda::BinaryDesc& d) {
@@ -254,14 +266,13 @@ std::vector<uint8_t> builtin_payload() {
       dbl(4.0),              // 10
       tensor(act, 0),        // 11 div.Scalar_out(9, 4.0)
       et_pte::CreateEValue(fbb, et_pte::KernelTypes::Null, et_pte::CreateNull(fbb).Union()),  // 12
-      tensor(act, 0),        // 13 clone(11)
-      et_pte::CreateEValue(fbb, et_pte::KernelTypes::String,
-                           et_pte::CreateStringDirect(fbb, "tanh").Union()),  // 14
-      tensor(act, 0),        // 15 gelu(13, "tanh")
-      tensor(act, 0),        // 16 linear(x, w, None)
+      tensor(act, 0),                                                                         // 13 clone(11)
+      et_pte::CreateEValue(fbb, et_pte::KernelTypes::String, et_pte::CreateStringDirect(fbb, "tanh").Union()),  // 14
+      tensor(act, 0),  // 15 gelu(13, "tanh")
+      tensor(act, 0),  // 16 linear(x, w, None)
   };
-  const char* names[][2] = {{"aten::linear", "out"}, {"aten::add", "Scalar_out"}, {"aten::sub", "Scalar_out"},
-                            {"aten::div", "Scalar_out"}, {"aten::clone", "out"}, {"aten::gelu", "out"}};
+  const char* names[][2] = {{"aten::linear", "out"},     {"aten::add", "Scalar_out"}, {"aten::sub", "Scalar_out"},
+                            {"aten::div", "Scalar_out"}, {"aten::clone", "out"},      {"aten::gelu", "out"}};
   std::vector<flatbuffers::Offset<et_pte::Operator>> ops;
   for (auto& n : names) ops.push_back(et_pte::CreateOperatorDirect(fbb, n[0], n[1]));
   auto call = [&](int op, const std::vector<int32_t>& args) {
@@ -269,7 +280,7 @@ std::vector<uint8_t> builtin_payload() {
     return et_pte::CreateInstruction(fbb, et_pte::InstructionArguments::KernelCall, kc.Union());
   };
   std::vector<flatbuffers::Offset<et_pte::Instruction>> instructions = {
-      call(0, {0, 1, 2, 3}), call(1, {3, 4, 5, 6}), call(2, {6, 7, 8, 9}), call(3, {9, 10, 11}),
+      call(0, {0, 1, 2, 3}), call(1, {3, 4, 5, 6}), call(2, {6, 7, 8, 9}),  call(3, {9, 10, 11}),
       call(4, {11, 12, 13}), call(5, {13, 14, 15}), call(0, {0, 1, 12, 16})};
   const std::vector<int32_t> inputs = {0}, outputs = {15, 16};
   std::vector<flatbuffers::Offset<et_pte::Chain>> chains = {
@@ -339,8 +350,10 @@ int run_builtin() {
       }
     }
     const bool ok = shapes && worst < 1e-5;
-    std::printf("%s built-in payload (linear with/without bias, add/sub/div .Scalar_out, clone, gelu tanh), "
-                "batch %d: max error %g\n", ok ? "ok  " : "FAIL", batch, worst);
+    std::printf(
+        "%s built-in payload (linear with/without bias, add/sub/div .Scalar_out, clone, gelu tanh), "
+        "batch %d: max error %g\n",
+        ok ? "ok  " : "FAIL", batch, worst);
     failed += ok ? 0 : 1;
   }
   g_backend->destroy(*handle);
@@ -424,8 +437,8 @@ int run_fixture(const std::string& pte_path, const std::string& dir) {
     }
   }
   if (g_backend == &g_emulated) {
-    std::printf("%s %s: %d case(s), %d delegate call(s) emulated\n", failed ? "FAIL" : "ok  ", pte_path.c_str(),
-                cases, g_delegate_calls - calls_before);
+    std::printf("%s %s: %d case(s), %d delegate call(s) emulated\n", failed ? "FAIL" : "ok  ", pte_path.c_str(), cases,
+                g_delegate_calls - calls_before);
   } else {
     std::printf("%s %s: %d case(s) on the device\n", failed ? "FAIL" : "ok  ", pte_path.c_str(), cases);
   }
@@ -446,9 +459,10 @@ int main(int argc, char** argv) {
     // The real delegate: preload the CUDA runtime and cuBLAS it links (see cuda_backend_test), load it.
     const char* env = std::getenv("ET_CUDA_LIBRARY_DIR");
     const std::string dir = env && *env ? env : ET_CUDA_LIBRARY_DIR;
-    for (const char* lib : {"libcudart.so." ET_CUDA_MAJOR, "libcublasLt.so." ET_CUDA_MAJOR,
-                            "libcublas.so." ET_CUDA_MAJOR}) {
-      if (dlopen(lib, RTLD_NOW | RTLD_GLOBAL) == nullptr) (void)dlopen((dir + "/" + lib).c_str(), RTLD_NOW | RTLD_GLOBAL);
+    for (const char* lib :
+         {"libcudart.so." ET_CUDA_MAJOR, "libcublasLt.so." ET_CUDA_MAJOR, "libcublas.so." ET_CUDA_MAJOR}) {
+      if (dlopen(lib, RTLD_NOW | RTLD_GLOBAL) == nullptr)
+        (void)dlopen((dir + "/" + lib).c_str(), RTLD_NOW | RTLD_GLOBAL);
     }
     if (executorch::runtime::load_component("cuda") != Error::Ok) {
       std::fprintf(stderr, "cannot load libexecutorch_cuda: %s\n", executorch::runtime::last_error_message());

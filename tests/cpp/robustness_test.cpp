@@ -227,7 +227,8 @@ TEST(Robustness, TargetedSchemaDamage) {
       });
     });
     mutate_case(path + " dtype", original, [&](et_pte::Program* p) {
-      return first_tensor(p, [](et_pte::Tensor* t) { return t->mutate_scalar_type(static_cast<et_pte::ScalarType>(99)); });
+      return first_tensor(p,
+                          [](et_pte::Tensor* t) { return t->mutate_scalar_type(static_cast<et_pte::ScalarType>(99)); });
     });
     mutate_case(path + " constant index", original, [&](et_pte::Program* p) {
       return first_tensor(p, [](et_pte::Tensor* t) {

@@ -17,8 +17,8 @@ using executorch::runtime::Error;
 inline Error run_program_bytes(const uint8_t* data, size_t size, size_t max_planned_bytes = size_t(256) << 20) {
   using namespace executorch::runtime;
   // Programs must start 16-byte aligned; copy into fresh memory so ASan sees every out-of-bounds read.
-  std::unique_ptr<uint8_t, void (*)(void*)> copy(static_cast<uint8_t*>(std::aligned_alloc(16, (size + 15) / 16 * 16 + 16)),
-                                                  std::free);
+  std::unique_ptr<uint8_t, void (*)(void*)> copy(
+      static_cast<uint8_t*>(std::aligned_alloc(16, (size + 15) / 16 * 16 + 16)), std::free);
   if (size > 0) std::memcpy(copy.get(), data, size);
   executorch::extension::BufferDataLoader loader(copy.get(), size);
   Result<Program> program = Program::load(&loader);

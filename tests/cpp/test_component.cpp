@@ -15,8 +15,8 @@ uint32_t register_all() { return static_cast<uint32_t>(register_kernels(Span<con
 
 const char* const kNamespaces[] = {ET_TEST_NS, nullptr};
 const char* const kBackends[] = {nullptr};
-const ExecutorchComponent kComponent = {ET_TEST_API, ET_TEST_NAME, "executorch-" ET_TEST_NAME, "9.9.9",
-                                        kNamespaces, kBackends, &register_all};
+const ExecutorchComponent kComponent = {ET_TEST_API, ET_TEST_NAME, "executorch-" ET_TEST_NAME, "9.9.9", kNamespaces,
+                                        kBackends,   &register_all};
 }  // namespace
 
 EXECUTORCH_COMPONENT(kComponent)

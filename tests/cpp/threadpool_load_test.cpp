@@ -125,11 +125,12 @@ int main(int argc, char** argv) {
   const uint64_t by_caller = after.units_by_caller - before.units_by_caller;
   const uint64_t by_workers = after.units_by_workers - before.units_by_workers;
   const uint64_t waits = after.caller_waits - before.caller_waits;
-  std::printf("runs %d split %llu units: caller %llu workers %llu; caller slept on a running unit %llu times; "
-              "%.1f us per run (%zu threads, caller on CPU %d, workers + busy process on CPU %d)\n",
-              runs, static_cast<unsigned long long>(split), static_cast<unsigned long long>(by_caller),
-              static_cast<unsigned long long>(by_workers), static_cast<unsigned long long>(waits), us / runs,
-              pool->get_thread_count(), caller_cpu, busy_cpu);
+  std::printf(
+      "runs %d split %llu units: caller %llu workers %llu; caller slept on a running unit %llu times; "
+      "%.1f us per run (%zu threads, caller on CPU %d, workers + busy process on CPU %d)\n",
+      runs, static_cast<unsigned long long>(split), static_cast<unsigned long long>(by_caller),
+      static_cast<unsigned long long>(by_workers), static_cast<unsigned long long>(waits), us / runs,
+      pool->get_thread_count(), caller_cpu, busy_cpu);
   check(wrong == 0, "every run computed the right values");
   check(split == static_cast<uint64_t>(runs), "every run was split over the pool");
   // parallel_for cuts 2^14 items with grain 256 into 4 chunks per thread.

@@ -227,8 +227,8 @@ TEST(Module, Errors) {
 }
 
 // Runs a method of a fixture on its committed case files and compares with the eager reference.
-::testing::AssertionResult run_case(Module& module, const std::string& dir, const std::string& method,
-                                    int case_index, float tol) {
+::testing::AssertionResult run_case(Module& module, const std::string& dir, const std::string& method, int case_index,
+                                    float tol) {
   const std::string prefix = dir + "/" + method + "_case" + std::to_string(case_index);
   std::vector<executorch::extension::TensorPtr> inputs;
   std::vector<EValue> values;

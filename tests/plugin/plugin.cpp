@@ -38,9 +38,7 @@ class PluginBackend final : public BackendInterface {
   Result<DelegateHandle*> init(BackendInitContext&, FreeableBuffer*, ArrayRef<CompileSpec>) const override {
     return Error::NotSupported;
   }
-  Error execute(BackendExecutionContext&, DelegateHandle*, Span<EValue*>) const override {
-    return Error::NotSupported;
-  }
+  Error execute(BackendExecutionContext&, DelegateHandle*, Span<EValue*>) const override { return Error::NotSupported; }
 };
 
 PluginBackend g_backend;

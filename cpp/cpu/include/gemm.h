@@ -19,11 +19,11 @@ void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t
 // [K][NR] contiguous; NR and the micro-kernel are picked from N and the CPU at pack time.
 struct PackedB {
   int64_t K = 0, N = 0;
-  int64_t seg = 0;            // segment length the packing assumes (igemm's L; K for a dense A)
-  int kind = 0;               // micro-kernel variant
-  int nr = 0;                 // panel width
-  std::vector<float> data;    // ceil(N / nr) panels of K x nr
-  std::vector<float> bias;    // ceil(N / nr) * nr (zeros without a bias)
+  int64_t seg = 0;          // segment length the packing assumes (igemm's L; K for a dense A)
+  int kind = 0;             // micro-kernel variant
+  int nr = 0;               // panel width
+  std::vector<float> data;  // ceil(N / nr) panels of K x nr
+  std::vector<float> bias;  // ceil(N / nr) * nr (zeros without a bias)
 };
 
 // B(k, j) = B[k * rsb + j * csb]; bias may be null. `seg`: the segment length L igemm will be called with (K / L
@@ -38,8 +38,8 @@ using RowSegments = const float* const* (*)(const void* ctx, int64_t m0, int64_t
 // Indirect GEMM: row i of A is the concatenation of T segments of L floats each (K = T * L), given by `rows`
 // (convolutions point the segments at input pixels, or at zeros for padding, without an im2col copy).
 //   C(i, j) = clamp(sum_k A(i, k) * B(k, j) + bias(j), lo, hi),  C(i, j) = C[i * rsc + j].
-void igemm(int64_t M, int64_t T, int64_t L, RowSegments rows, const void* ctx, const PackedB& B, float* C,
-           int64_t rsc, float lo, float hi, bool parallel = true);
+void igemm(int64_t M, int64_t T, int64_t L, RowSegments rows, const void* ctx, const PackedB& B, float* C, int64_t rsc,
+           float lo, float hi, bool parallel = true);
 
 // Dense A: A(i, k) = A[i * rsa + k]. Same epilogue as igemm.
 void gemm_packed(int64_t M, const float* A, int64_t rsa, const PackedB& B, float* C, int64_t rsc, float lo, float hi,

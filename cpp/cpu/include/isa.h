@@ -14,21 +14,25 @@ int isa_level();
 // `name##_impl(args...)` (a template over F, written by the caller, ideally always_inline) compiled for the
 // current ISA level. Pass vectors and structures by reference (by value they change the ABI per level).
 #if defined(__x86_64__) || defined(__i386__)
-#define ETK_ISA_DISPATCH(name, params, args)                                                   \
-  template <typename F>                                                                        \
-  __attribute__((target("avx512f,avx2,fma"))) void name##_avx512 params { name##_impl args; } \
-  template <typename F>                                                                        \
-  __attribute__((target("avx2,fma"))) void name##_avx2 params { name##_impl args; }           \
-  template <typename F>                                                                        \
-  void name params {                                                                           \
-    const int level = etk::isa_level();                                                        \
-    if (level == 2) {                                                                          \
-      name##_avx512 args;                                                                      \
-    } else if (level == 1) {                                                                   \
-      name##_avx2 args;                                                                        \
-    } else {                                                                                   \
-      name##_impl args;                                                                        \
-    }                                                                                          \
+#define ETK_ISA_DISPATCH(name, params, args)                              \
+  template <typename F>                                                   \
+  __attribute__((target("avx512f,avx2,fma"))) void name##_avx512 params { \
+    name##_impl args;                                                     \
+  }                                                                       \
+  template <typename F>                                                   \
+  __attribute__((target("avx2,fma"))) void name##_avx2 params {           \
+    name##_impl args;                                                     \
+  }                                                                       \
+  template <typename F>                                                   \
+  void name params {                                                      \
+    const int level = etk::isa_level();                                   \
+    if (level == 2) {                                                     \
+      name##_avx512 args;                                                 \
+    } else if (level == 1) {                                              \
+      name##_avx2 args;                                                   \
+    } else {                                                              \
+      name##_impl args;                                                   \
+    }                                                                     \
   }
 #else
 #define ETK_ISA_DISPATCH(name, params, args) \

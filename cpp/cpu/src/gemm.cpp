@@ -37,7 +37,6 @@ typedef float v4f __attribute__((vector_size(16)));
 typedef float v8f __attribute__((vector_size(32)));
 typedef float v16f __attribute__((vector_size(64)));
 
-
 template <int MR>
 inline __attribute__((always_inline)) void pack_a(const GemmArgs& g, int64_t m0, int64_t mc, int64_t p0, int64_t kc,
                                                   float* dst) {
@@ -51,8 +50,7 @@ inline __attribute__((always_inline)) void pack_a(const GemmArgs& g, int64_t m0,
       }
     } else {
       for (int64_t k = 0; k < kc; ++k) {
-        for (int i = 0; i < MR; ++i)
-          P[k * MR + i] = i < mr ? g.A[(m0 + i0 + i) * g.rsa + (p0 + k) * g.csa] : 0.f;
+        for (int i = 0; i < MR; ++i) P[k * MR + i] = i < mr ? g.A[(m0 + i0 + i) * g.rsa + (p0 + k) * g.csa] : 0.f;
       }
     }
   }
@@ -80,8 +78,7 @@ inline __attribute__((always_inline)) void pack_b(const GemmArgs& g, int64_t n0,
       }
     } else {
       for (int64_t k = 0; k < kc; ++k)
-        for (int j = 0; j < NR; ++j)
-          P[k * NR + j] = j < nr ? g.B[(p0 + k) * g.rsb + (n0 + j0 + j) * g.csb] : 0.f;
+        for (int j = 0; j < NR; ++j) P[k * NR + j] = j < nr ? g.B[(p0 + k) * g.rsb + (n0 + j0 + j) * g.csb] : 0.f;
     }
   }
 }
@@ -208,7 +205,7 @@ struct Kernel {
 
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("avx512f,avx2,fma"))) void tile_avx512(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0,
-                                                               int64_t nc, float* pa, float* pb) {
+                                                             int64_t nc, float* pa, float* pb) {
   tile_impl<v16f, 8, 2>(g, m0, mc, n0, nc, pa, pb);
 }
 __attribute__((target("avx2,fma"))) void tile_avx2(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc,
@@ -222,7 +219,6 @@ void small_base(const GemmArgs& g) { small_impl(g); }
 void tile_base(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc, float* pa, float* pb) {
   tile_impl<v4f, 6, 2>(g, m0, mc, n0, nc, pa, pb);
 }
-
 
 Kernel pick_kernel() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -304,7 +300,6 @@ void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t
   }
 }
 
-
 // ---------------------------------------------------------------- pre-packed / indirect GEMM
 
 double parallel_min_flops() {
@@ -335,8 +330,8 @@ struct IgArgs {
 // One MR x NR block of C over all of K: A rows as T segments of L floats, B one packed panel, bias + clamp fused.
 template <typename VT, int MR, int NV>
 inline __attribute__((always_inline)) void ukernel(int64_t T, int64_t L, const float* const* a,
-                                                   const float* __restrict Bp, const float* bias, float* c,
-                                                   int64_t rsc, int64_t mr, int64_t nr, float lo, float hi) {
+                                                   const float* __restrict Bp, const float* bias, float* c, int64_t rsc,
+                                                   int64_t mr, int64_t nr, float lo, float hi) {
   constexpr int W = sizeof(VT) / sizeof(float);
   constexpr int NR = NV * W;
   VT acc[MR][NV];
@@ -381,8 +376,7 @@ inline __attribute__((always_inline)) void ukernel(int64_t T, int64_t L, const f
 
 // Rows [m0, m1) of C, panels [p0, p1).
 template <typename VT, int MR, int NV>
-inline __attribute__((always_inline)) void igemm_impl(const IgArgs& g, int64_t m0, int64_t m1, int64_t p0,
-                                                      int64_t p1) {
+inline __attribute__((always_inline)) void igemm_impl(const IgArgs& g, int64_t m0, int64_t m1, int64_t p0, int64_t p1) {
   constexpr int NR = NV * (sizeof(VT) / sizeof(float));
   // Not a std::vector: its out-of-line members would be exported (std:: templates keep default visibility).
   thread_local std::unique_ptr<const float*[]> ptrs;
@@ -398,8 +392,8 @@ inline __attribute__((always_inline)) void igemm_impl(const IgArgs& g, int64_t m
     const float* const* rp = g.rows(g.ctx, m, mr, ptrs.get());
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t nr = std::min<int64_t>(NR, B.N - p * NR);
-      ukernel<VT, MR, NV>(g.T, g.L, rp, B.data.data() + p * K * NR, B.bias.data() + p * NR,
-                          g.C + m * g.rsc + p * NR, g.rsc, mr, nr, g.lo, g.hi);
+      ukernel<VT, MR, NV>(g.T, g.L, rp, B.data.data() + p * K * NR, B.bias.data() + p * NR, g.C + m * g.rsc + p * NR,
+                          g.rsc, mr, nr, g.lo, g.hi);
     }
   }
 }
@@ -412,11 +406,11 @@ struct IgKernel {
 
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("avx512f,avx2,fma"))) void ig_avx512_32(const IgArgs& g, int64_t a, int64_t b, int64_t c,
-                                                                int64_t d) {
+                                                              int64_t d) {
   igemm_impl<v16f, 8, 2>(g, a, b, c, d);
 }
 __attribute__((target("avx512f,avx2,fma"))) void ig_avx512_16(const IgArgs& g, int64_t a, int64_t b, int64_t c,
-                                                                int64_t d) {
+                                                              int64_t d) {
   igemm_impl<v16f, 8, 1>(g, a, b, c, d);
 }
 __attribute__((target("avx2,fma"))) void ig_avx2_16(const IgArgs& g, int64_t a, int64_t b, int64_t c, int64_t d) {
@@ -499,7 +493,7 @@ inline __attribute__((always_inline)) void pair_kernel(const IgArgs& g, int64_t 
 }
 
 __attribute__((target("avx512f,avx2,fma"))) void ig_avx512_pair(const IgArgs& g, int64_t a, int64_t b, int64_t,
-                                                                  int64_t) {
+                                                                int64_t) {
   pair_kernel<16>(g, a, b);
 }
 #endif
@@ -558,8 +552,8 @@ void pack_b(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, cons
       for (int64_t q = 0; q < pairs; ++q)
         for (int64_t h = 0; h < 2 && 2 * q + h < seg; ++h) {
           const int64_t k = t * seg + 2 * q + h;
-          for (int64_t j = 0; j < N; ++j) out->data[static_cast<size_t>(((t * pairs + q) * 8 + j) * 2 + h)] =
-              B[k * rsb + j * csb];
+          for (int64_t j = 0; j < N; ++j)
+            out->data[static_cast<size_t>(((t * pairs + q) * 8 + j) * 2 + h)] = B[k * rsb + j * csb];
         }
     if (bias != nullptr)
       for (int64_t j = 0; j < N; ++j) out->bias[static_cast<size_t>(2 * j)] = bias[j];
@@ -578,8 +572,8 @@ void pack_b(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, cons
     for (int64_t j = 0; j < N; ++j) out->bias[static_cast<size_t>(j)] = bias[j];
 }
 
-void igemm(int64_t M, int64_t T, int64_t L, RowSegments rows, const void* ctx, const PackedB& B, float* C,
-           int64_t rsc, float lo, float hi, bool parallel) {
+void igemm(int64_t M, int64_t T, int64_t L, RowSegments rows, const void* ctx, const PackedB& B, float* C, int64_t rsc,
+           float lo, float hi, bool parallel) {
   if (M <= 0 || B.N <= 0) return;
   // The packing of kind 5 depends on the segment length; callers pack with the L they call with.
   if (B.kind == 5 && L != B.seg) __builtin_trap();
@@ -622,9 +616,8 @@ void gemm_packed(int64_t M, const float* A, int64_t rsa, const PackedB& B, float
 namespace {
 
 template <typename VT>
-inline __attribute__((always_inline)) void dw_rows(const DwParams& p, const float* x, const float* w,
-                                                   const float* bias, float* y, float lo, float hi, int64_t r0,
-                                                   int64_t r1) {
+inline __attribute__((always_inline)) void dw_rows(const DwParams& p, const float* x, const float* w, const float* bias,
+                                                   float* y, float lo, float hi, int64_t r0, int64_t r1) {
   constexpr int64_t W = sizeof(VT) / sizeof(float);
   const int64_t C = p.C;
   const int64_t cv = C / W * W;
@@ -801,12 +794,12 @@ inline __attribute__((always_inline)) void dwi_rows(int64_t T, int64_t C, const 
   }
 }
 
-using DwiFn = void (*)(int64_t, int64_t, const float* const*, const float*, const float*, float*, float, float,
-                       int64_t, int64_t);
+using DwiFn = void (*)(int64_t, int64_t, const float* const*, const float*, const float*, float*, float, float, int64_t,
+                       int64_t);
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("avx512f,avx2,fma"))) void dwi_avx512(int64_t T, int64_t C, const float* const* taps,
-                                                              const float* w, const float* b, float* y, float lo,
-                                                              float hi, int64_t r0, int64_t r1) {
+                                                            const float* w, const float* b, float* y, float lo,
+                                                            float hi, int64_t r0, int64_t r1) {
   dwi_rows<v16f>(T, C, taps, w, b, y, lo, hi, r0, r1);
 }
 __attribute__((target("avx2,fma"))) void dwi_avx2(int64_t T, int64_t C, const float* const* taps, const float* w,
@@ -824,8 +817,8 @@ using DwFn = void (*)(const DwParams&, const float*, const float*, const float*,
                       int64_t);
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("avx512f,avx2,fma"))) void dw_avx512(const DwParams& p, const float* x, const float* w,
-                                                             const float* b, float* y, float lo, float hi, int64_t r0,
-                                                             int64_t r1) {
+                                                           const float* b, float* y, float lo, float hi, int64_t r0,
+                                                           int64_t r1) {
   dw_rows<v16f>(p, x, w, b, y, lo, hi, r0, r1);
 }
 __attribute__((target("avx2,fma"))) void dw_avx2(const DwParams& p, const float* x, const float* w, const float* b,
@@ -876,7 +869,8 @@ void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, 
     fn(T, C, taps, w, bias, y, lo, hi, 0, M);
     return;
   }
-  ::executorch::extension::parallel_for(0, M, 8, [&](int64_t b, int64_t e) { fn(T, C, taps, w, bias, y, lo, hi, b, e); });
+  ::executorch::extension::parallel_for(0, M, 8,
+                                        [&](int64_t b, int64_t e) { fn(T, C, taps, w, bias, y, lo, hi, b, e); });
 }
 
 }  // namespace etk

@@ -28,6 +28,8 @@
 namespace etcuda {
 namespace {
 
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
 using executorch::runtime::BackendExecutionContext;
 using executorch::runtime::BackendInitContext;
 using executorch::runtime::BackendInterface;
@@ -37,9 +39,6 @@ using executorch::runtime::FreeableBuffer;
 using executorch::runtime::Result;
 using executorch::runtime::set_last_error;
 using executorch::runtime::Span;
-using executorch::aten::ScalarType;
-using executorch::aten::Tensor;
-
 
 Error cuda_fail(cudaError_t e, const char* what) {
   return failf(Error::Internal, "%s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
@@ -121,8 +120,8 @@ struct CudaDev {
   Error softmax(float* out, const float* in, int64_t outer, int64_t len, int64_t inner, bool log) {
     return check(launch_softmax(out, in, outer, len, inner, log, stream), "softmax kernel launch");
   }
-  Error layer_norm(float* out, float* mean, float* rstd, const float* in, const float* w, const float* b,
-                   int64_t rows, int64_t cols, float eps) {
+  Error layer_norm(float* out, float* mean, float* rstd, const float* in, const float* w, const float* b, int64_t rows,
+                   int64_t cols, float eps) {
     return check(launch_layer_norm(out, mean, rstd, in, w, b, rows, cols, eps, stream), "layer norm kernel launch");
   }
   Error copy(float* dst, const float* src, const CopyDesc& d) {
@@ -130,15 +129,15 @@ struct CudaDev {
   }
   Error sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
               float beta, float* C, int ldc) {
-    return check(cublasSgemm(cublas, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &alpha,
-                             A, lda, B, ldb, &beta, C, ldc),
+    return check(cublasSgemm(cublas, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &alpha, A,
+                             lda, B, ldb, &beta, C, ldc),
                  "cublasSgemm");
   }
   Error sgemm_strided_batched(bool ta, bool tb, int m, int n, int k, float alpha, const float* A, int lda, int64_t sa,
                               const float* B, int ldb, int64_t sb, float beta, float* C, int ldc, int64_t sc,
                               int batch) {
-    return check(cublasSgemmStridedBatched(cublas, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N, m,
-                                           n, k, &alpha, A, lda, sa, B, ldb, sb, &beta, C, ldc, sc, batch),
+    return check(cublasSgemmStridedBatched(cublas, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n,
+                                           k, &alpha, A, lda, sa, B, ldb, sb, &beta, C, ldc, sc, batch),
                  "cublasSgemmStridedBatched");
   }
   Error finish() { return check(cudaStreamSynchronize(stream), "running the kernel calls (cudaStreamSynchronize)"); }
@@ -245,8 +244,13 @@ uint32_t register_all() {
 
 const char* const kNamespaces[] = {nullptr};
 const char* const kBackends[] = {"CudaBackend", nullptr};
-const ExecutorchComponent kComponent = {EXECUTORCH_COMPONENT_API_VERSION, "cuda", "executorch-cuda",
-                                        EXECUTORCH_VERSION, kNamespaces, kBackends, &register_all};
+const ExecutorchComponent kComponent = {EXECUTORCH_COMPONENT_API_VERSION,
+                                        "cuda",
+                                        "executorch-cuda",
+                                        EXECUTORCH_VERSION,
+                                        kNamespaces,
+                                        kBackends,
+                                        &register_all};
 
 }  // namespace
 }  // namespace etcuda

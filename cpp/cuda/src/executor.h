@@ -129,8 +129,8 @@ Error run_gemm(Dev& dev, State& s, const StepPlan& sp) {
     return dev.sgemm(true, false, n, m, k, sp.alpha, B, k, A, k, sp.beta, C, n);
   }
   if (sp.batch == 1) return dev.sgemm(false, false, n, m, k, sp.alpha, B, n, A, k, sp.beta, C, n);
-  return dev.sgemm_strided_batched(false, false, n, m, k, sp.alpha, B, n, sp.k * sp.n, A, k, sp.m * sp.k, sp.beta, C,
-                                   n, sp.m * sp.n, static_cast<int>(sp.batch));
+  return dev.sgemm_strided_batched(false, false, n, m, k, sp.alpha, B, n, sp.k * sp.n, A, k, sp.m * sp.k, sp.beta, C, n,
+                                   sp.m * sp.n, static_cast<int>(sp.batch));
 }
 
 template <class Dev>
@@ -138,10 +138,18 @@ Error run_step(Dev& dev, State& s, size_t si) {
   const Step& step = s.graph.steps[si];
   const StepPlan& sp = s.plan.steps[si];
   switch (step.op) {
-    case Op::Mm: case Op::Addmm: case Op::Bmm: case Op::Linear:
-      return run_gemm(dev, s, sp);
-    case Op::Add: case Op::AddScalar: case Op::Sub: case Op::SubScalar:
-    case Op::Mul: case Op::MulScalar: case Op::Div: case Op::DivScalar: {
+    case Op::Mm:
+    case Op::Addmm:
+    case Op::Bmm:
+    case Op::Linear: return run_gemm(dev, s, sp);
+    case Op::Add:
+    case Op::AddScalar:
+    case Op::Sub:
+    case Op::SubScalar:
+    case Op::Mul:
+    case Op::MulScalar:
+    case Op::Div:
+    case Op::DivScalar: {
       BinaryOp op = BinaryOp::Add;
       if (step.op == Op::Sub || step.op == Op::SubScalar) op = BinaryOp::Sub;
       if (step.op == Op::Mul || step.op == Op::MulScalar) op = BinaryOp::Mul;
@@ -149,7 +157,12 @@ Error run_step(Dev& dev, State& s, size_t si) {
       return dev.binary(op, sp.alpha, s.buf[sp.out], s.buf[sp.a], sp.b_scalar ? nullptr : s.buf[sp.b], sp.b_scalar,
                         sp.scalar, sp.bin);
     }
-    case Op::Relu: case Op::Gelu: case Op::Clamp: case Op::Hardtanh: case Op::Sigmoid: case Op::Tanh: {
+    case Op::Relu:
+    case Op::Gelu:
+    case Op::Clamp:
+    case Op::Hardtanh:
+    case Op::Sigmoid:
+    case Op::Tanh: {
       UnaryOp op = UnaryOp::Clamp;
       if (step.op == Op::Relu) op = UnaryOp::Relu;
       if (step.op == Op::Gelu) op = sp.mode == 1 ? UnaryOp::GeluTanh : UnaryOp::GeluErf;
@@ -157,7 +170,8 @@ Error run_step(Dev& dev, State& s, size_t si) {
       if (step.op == Op::Tanh) op = UnaryOp::Tanh;
       return dev.unary(op, sp.lo, sp.hi, s.buf[sp.out], s.buf[sp.a], sp.numel);
     }
-    case Op::Softmax: case Op::LogSoftmax:
+    case Op::Softmax:
+    case Op::LogSoftmax:
       return dev.softmax(s.buf[sp.out], s.buf[sp.a], sp.outer, sp.len, sp.inner, step.op == Op::LogSoftmax);
     case Op::LayerNorm:
       return dev.layer_norm(s.buf[sp.out], s.buf[sp.mean], s.buf[sp.rstd], s.buf[sp.a],
@@ -185,8 +199,10 @@ Error execute_state(Dev& dev, State& s, Span<EValue*> args) {
   const Graph& g = s.graph;
   const size_t ni = g.inputs.size(), no = g.outputs.size();
   if (args.size() != ni + no) {
-    return exec_fail(Error::InvalidArgument, "the delegate call has %zu arguments, the payload takes %zu inputs and "
-                     "%zu outputs", args.size(), ni, no);
+    return exec_fail(Error::InvalidArgument,
+                     "the delegate call has %zu arguments, the payload takes %zu inputs and "
+                     "%zu outputs",
+                     args.size(), ni, no);
   }
   s.input_shapes.resize(ni);
   for (size_t i = 0; i < ni + no; ++i) {

@@ -20,19 +20,54 @@ using executorch::runtime::NamedDataMap;
 
 constexpr size_t kMaxValues = 1u << 20;
 constexpr size_t kMaxSteps = 1u << 20;
-constexpr size_t kMagicSize = 8;      // "ETCUDA01"
-constexpr size_t kHeaderSize = 16;    // magic + u64 length
+constexpr size_t kMagicSize = 8;    // "ETCUDA01"
+constexpr size_t kHeaderSize = 16;  // magic + u64 length
 
 enum class Op : uint8_t {
-  Mm, Addmm, Bmm, Linear,
-  Add, AddScalar, Sub, SubScalar, Mul, MulScalar, Div, DivScalar,
-  Relu, Gelu, Clamp, Hardtanh, Sigmoid, Tanh,
-  Softmax, LogSoftmax, LayerNorm,
-  Permute, View, Expand, Cat, Slice, Unsqueeze, Squeeze, Clone,
+  Mm,
+  Addmm,
+  Bmm,
+  Linear,
+  Add,
+  AddScalar,
+  Sub,
+  SubScalar,
+  Mul,
+  MulScalar,
+  Div,
+  DivScalar,
+  Relu,
+  Gelu,
+  Clamp,
+  Hardtanh,
+  Sigmoid,
+  Tanh,
+  Softmax,
+  LogSoftmax,
+  LayerNorm,
+  Permute,
+  View,
+  Expand,
+  Cat,
+  Slice,
+  Unsqueeze,
+  Squeeze,
+  Clone,
 };
 
-enum class Kind : uint8_t { None, Int, Double, Bool, String, IntList, DoubleList, BoolList, Tensor, TensorList,
-                            OptionalTensorList };
+enum class Kind : uint8_t {
+  None,
+  Int,
+  Double,
+  Bool,
+  String,
+  IntList,
+  DoubleList,
+  BoolList,
+  Tensor,
+  TensorList,
+  OptionalTensorList
+};
 
 struct Value {
   Kind kind = Kind::None;
@@ -40,20 +75,20 @@ struct Value {
   double d = 0;
   bool b = false;
   std::string s;
-  std::vector<int64_t> ints;    // IntList, resolved from its Int values
-  std::vector<int32_t> items;   // TensorList / OptionalTensorList: value indices (-1: none)
+  std::vector<int64_t> ints;   // IntList, resolved from its Int values
+  std::vector<int32_t> items;  // TensorList / OptionalTensorList: value indices (-1: none)
   // Tensor
-  std::vector<int64_t> sizes;   // serialized (upper-bound) shape
+  std::vector<int64_t> sizes;     // serialized (upper-bound) shape
   const uint8_t* data = nullptr;  // constant: its bytes inside the payload (valid during init only)
   bool constant = false;
   bool input = false;
-  bool written = false;         // some kernel call writes it
+  bool written = false;  // some kernel call writes it
 };
 
 struct Step {
   Op op;
-  std::string name;             // "aten::mm.out"
-  std::vector<int32_t> args;    // value indices
+  std::string name;           // "aten::mm.out"
+  std::vector<int32_t> args;  // value indices
 };
 
 struct alignas(16) Block16 {
@@ -94,7 +129,7 @@ struct StepPlan {
   int64_t outer = 0, len = 0, inner = 0;
   int32_t weight = -1, bias = -1, mean = -1, rstd = -1;
   float eps = 0.f;
-  int64_t numel = 0;         // elements of `out` (memcpy-style copies, unary)
+  int64_t numel = 0;  // elements of `out` (memcpy-style copies, unary)
 };
 
 struct Plan {

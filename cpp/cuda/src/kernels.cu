@@ -39,8 +39,8 @@ struct DivF {
 };
 
 template <typename F>
-__global__ void binary_kernel(float* out, const float* a, const float* b, bool b_is_scalar, float scalar,
-                              float alpha, BinaryDesc d, F f) {
+__global__ void binary_kernel(float* out, const float* a, const float* b, bool b_is_scalar, float scalar, float alpha,
+                              BinaryDesc d, F f) {
   const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < d.n; idx += step) {
     int64_t rem = idx, oa = 0, ob = 0;
@@ -152,8 +152,8 @@ __global__ void softmax_kernel(float* out, const float* in, int64_t len, int64_t
 }
 
 // One block per row of `cols` elements; two passes (mean, then the centred sum of squares) for accuracy.
-__global__ void layer_norm_kernel(float* out, float* mean, float* rstd, const float* in, const float* w,
-                                  const float* b, int64_t cols, float eps) {
+__global__ void layer_norm_kernel(float* out, float* mean, float* rstd, const float* in, const float* w, const float* b,
+                                  int64_t cols, float eps) {
   __shared__ float red[kThreads];
   const int64_t row = blockIdx.x;
   const float* x = in + row * cols;
@@ -212,8 +212,7 @@ cudaError_t launch_binary(BinaryOp op, float alpha, float* out, const float* a, 
   return cudaErrorInvalidValue;
 }
 
-cudaError_t launch_unary(UnaryOp op, float lo, float hi, float* out, const float* in, int64_t n,
-                         cudaStream_t stream) {
+cudaError_t launch_unary(UnaryOp op, float lo, float hi, float* out, const float* in, int64_t n, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
   switch (op) {
     case UnaryOp::Relu: return run_unary(ReluF{}, lo, hi, out, in, n, stream);

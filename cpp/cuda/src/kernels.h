@@ -13,8 +13,7 @@ namespace etcuda {
 cudaError_t launch_binary(BinaryOp op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar,
                           float scalar, const BinaryDesc& d, cudaStream_t stream);
 // out[i] = op(in[i]) for i < n (Clamp: min(max(x, lo), hi), NaN stays NaN). out may equal in.
-cudaError_t launch_unary(UnaryOp op, float lo, float hi, float* out, const float* in, int64_t n,
-                         cudaStream_t stream);
+cudaError_t launch_unary(UnaryOp op, float lo, float hi, float* out, const float* in, int64_t n, cudaStream_t stream);
 // Softmax over the middle dim of a contiguous [outer, len, inner] tensor.
 cudaError_t launch_softmax(float* out, const float* in, int64_t outer, int64_t len, int64_t inner, bool log,
                            cudaStream_t stream);

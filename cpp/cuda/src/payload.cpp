@@ -29,7 +29,6 @@ constexpr const char kAotiMessage[] =
     "this is an upstream AOTInductor CUDA payload (a compiled .so); this runtime does not run AOTInductor code; "
     "lower a portable program with `python -m executorch.lower --backend cuda in.pte -o out.pte`";
 
-
 struct OpEntry {
   const char* name;
   Op op;
@@ -148,15 +147,15 @@ bool is_scalar(Kind k) { return k == Kind::Int || k == Kind::Double || k == Kind
 Error read_tensor(const et_pte::Program* program, const et_pte::Tensor* t, size_t vi, Value* v) {
   v->kind = Kind::Tensor;
   if (t->scalar_type() != et_pte::ScalarType::FLOAT) {
-    return failf(Error::NotSupported, "value %zu is a %s tensor; the CUDA delegate runs fp32 tensors only", vi,
-                 et_pte::EnumNameScalarType(t->scalar_type())[0] ? et_pte::EnumNameScalarType(t->scalar_type())
-                                                                 : "non-float");
+    return failf(
+        Error::NotSupported, "value %zu is a %s tensor; the CUDA delegate runs fp32 tensors only", vi,
+        et_pte::EnumNameScalarType(t->scalar_type())[0] ? et_pte::EnumNameScalarType(t->scalar_type()) : "non-float");
   }
   if (t->sizes() == nullptr) return failf(Error::InvalidProgram, "tensor value %zu has no sizes", vi);
   const size_t rank = t->sizes()->size();
   if (rank > static_cast<size_t>(kMaxDim)) {
-    return failf(Error::NotSupported, "tensor value %zu has rank %zu (the CUDA delegate supports up to %d)", vi,
-                 rank, kMaxDim);
+    return failf(Error::NotSupported, "tensor value %zu has rank %zu (the CUDA delegate supports up to %d)", vi, rank,
+                 kMaxDim);
   }
   int64_t numel = 1;
   for (size_t k = 0; k < rank; ++k) {
@@ -173,19 +172,25 @@ Error read_tensor(const et_pte::Program* program, const et_pte::Tensor* t, size_
     }
     for (size_t k = 0; k < rank; ++k) {
       if (t->dim_order()->Get(static_cast<flatbuffers::uoffset_t>(k)) != k) {
-        return failf(Error::NotSupported, "tensor value %zu is not in contiguous dim order (channels-last tensors "
-                     "are not supported by the CUDA delegate)", vi);
+        return failf(Error::NotSupported,
+                     "tensor value %zu is not in contiguous dim order (channels-last tensors "
+                     "are not supported by the CUDA delegate)",
+                     vi);
       }
     }
   }
   if (t->storage_offset() != 0) return failf(Error::InvalidProgram, "tensor value %zu has a storage offset", vi);
   if (t->allocation_info() != nullptr) {
-    return failf(Error::InvalidProgram, "tensor value %zu has allocation_info (the CUDA delegate owns its memory; "
-                 "the payload's tensors must not be memory-planned)", vi);
+    return failf(Error::InvalidProgram,
+                 "tensor value %zu has allocation_info (the CUDA delegate owns its memory; "
+                 "the payload's tensors must not be memory-planned)",
+                 vi);
   }
   if (t->extra_tensor_info() != nullptr && t->extra_tensor_info()->location() == et_pte::TensorDataLocation::EXTERNAL) {
-    return failf(Error::NotSupported, "tensor value %zu refers to external data; the CUDA payload carries its "
-                 "constants inline", vi);
+    return failf(Error::NotSupported,
+                 "tensor value %zu refers to external data; the CUDA payload carries its "
+                 "constants inline",
+                 vi);
   }
   const uint32_t bi = t->data_buffer_idx();
   if (bi != 0) {
@@ -221,9 +226,18 @@ Error read_values(const et_pte::Program* program, const et_pte::ExecutionPlan* p
     }
     switch (ev->val_type()) {
       case et_pte::KernelTypes::Null: v.kind = Kind::None; break;
-      case et_pte::KernelTypes::Int: v.kind = Kind::Int; v.i = ev->val_as_Int()->int_val(); break;
-      case et_pte::KernelTypes::Bool: v.kind = Kind::Bool; v.b = ev->val_as_Bool()->bool_val(); break;
-      case et_pte::KernelTypes::Double: v.kind = Kind::Double; v.d = ev->val_as_Double()->double_val(); break;
+      case et_pte::KernelTypes::Int:
+        v.kind = Kind::Int;
+        v.i = ev->val_as_Int()->int_val();
+        break;
+      case et_pte::KernelTypes::Bool:
+        v.kind = Kind::Bool;
+        v.b = ev->val_as_Bool()->bool_val();
+        break;
+      case et_pte::KernelTypes::Double:
+        v.kind = Kind::Double;
+        v.d = ev->val_as_Double()->double_val();
+        break;
       case et_pte::KernelTypes::String: {
         v.kind = Kind::String;
         const auto* s = ev->val_as_String()->string_val();
@@ -323,21 +337,53 @@ Error check_args(const OpEntry& op, size_t si, Step* step, Graph* g) {
     bool ok = false;
     const char* want = "";
     switch (c) {
-      case 'T': case 'O': ok = v.kind == Kind::Tensor; want = "Tensor"; break;
-      case 't': ok = v.kind == Kind::Tensor || v.kind == Kind::None; want = "Tensor or None"; break;
-      case 'L': ok = v.kind == Kind::TensorList; want = "TensorList"; break;
-      case 'S': case 'D': ok = is_scalar(v.kind); want = "Scalar"; break;
-      case 's': ok = is_scalar(v.kind) || v.kind == Kind::None; want = "Scalar or None"; break;
-      case 'I': ok = v.kind == Kind::Int || v.kind == Kind::Bool; want = "Int"; break;
-      case 'i': ok = v.kind == Kind::Int || v.kind == Kind::None; want = "Int or None"; break;
-      case 'B': ok = v.kind == Kind::Bool; want = "Bool"; break;
-      case 'N': ok = v.kind == Kind::IntList; want = "IntList"; break;
-      case 'g': ok = v.kind == Kind::String || v.kind == Kind::None; want = "String or None"; break;
+      case 'T':
+      case 'O':
+        ok = v.kind == Kind::Tensor;
+        want = "Tensor";
+        break;
+      case 't':
+        ok = v.kind == Kind::Tensor || v.kind == Kind::None;
+        want = "Tensor or None";
+        break;
+      case 'L':
+        ok = v.kind == Kind::TensorList;
+        want = "TensorList";
+        break;
+      case 'S':
+      case 'D':
+        ok = is_scalar(v.kind);
+        want = "Scalar";
+        break;
+      case 's':
+        ok = is_scalar(v.kind) || v.kind == Kind::None;
+        want = "Scalar or None";
+        break;
+      case 'I':
+        ok = v.kind == Kind::Int || v.kind == Kind::Bool;
+        want = "Int";
+        break;
+      case 'i':
+        ok = v.kind == Kind::Int || v.kind == Kind::None;
+        want = "Int or None";
+        break;
+      case 'B':
+        ok = v.kind == Kind::Bool;
+        want = "Bool";
+        break;
+      case 'N':
+        ok = v.kind == Kind::IntList;
+        want = "IntList";
+        break;
+      case 'g':
+        ok = v.kind == Kind::String || v.kind == Kind::None;
+        want = "String or None";
+        break;
       default: break;
     }
     if (!ok) {
-      return failf(Error::InvalidProgram, "kernel call %zu (%s): argument %zu (value %d) is of kind %s, expected %s", si,
-                   op.name, a, idx, kind_name(v.kind), want);
+      return failf(Error::InvalidProgram, "kernel call %zu (%s): argument %zu (value %d) is of kind %s, expected %s",
+                   si, op.name, a, idx, kind_name(v.kind), want);
     }
     if (c == 'O') {
       if (v.constant || v.input) {
@@ -391,7 +437,11 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
                     Graph* g) {
   *g = Graph();
   if (data == nullptr && size != 0) return failf(Error::InvalidArgument, "no payload");
-  if (size >= 4 && std::memcmp(data, "\x7f" "ELF", 4) == 0) return failf(Error::NotSupported, "%s", kAotiMessage);
+  if (size >= 4 && std::memcmp(data,
+                               "\x7f"
+                               "ELF",
+                               4) == 0)
+    return failf(Error::NotSupported, "%s", kAotiMessage);
   if (size < kMagicSize || std::memcmp(data, kMagic, kMagicSize) != 0) {
     if (looks_like_aoti(specs, named_data)) return failf(Error::NotSupported, "%s", kAotiMessage);
     if (size < kMagicSize && (size == 0 || std::memcmp(data, kMagic, size) == 0)) {
@@ -401,8 +451,10 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
     for (size_t i = 0; i < kMagicSize && i < size; ++i) {
       std::snprintf(got + 3 * i, 4, i + 1 < kMagicSize && i + 1 < size ? "%02x " : "%02x", data[i]);
     }
-    return failf(Error::InvalidProgram, "bad magic: the payload does not start with \"ETCUDA01\" (first bytes: %s); "
-                 "produce it with `python -m executorch.lower --backend cuda in.pte -o out.pte`", got);
+    return failf(Error::InvalidProgram,
+                 "bad magic: the payload does not start with \"ETCUDA01\" (first bytes: %s); "
+                 "produce it with `python -m executorch.lower --backend cuda in.pte -o out.pte`",
+                 got);
   }
   if (size < kHeaderSize) {
     return failf(Error::InvalidProgram, "truncated payload: %zu bytes, the header alone is %zu", size, kHeaderSize);
@@ -411,8 +463,10 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
   for (int i = 7; i >= 0; --i) n = (n << 8) | data[kMagicSize + i];
   const uint64_t avail = size - kHeaderSize;
   if (n > avail) {
-    return failf(Error::InvalidProgram, "truncated payload: the header announces a %llu-byte program, only %llu "
-                 "bytes follow", static_cast<unsigned long long>(n), static_cast<unsigned long long>(avail));
+    return failf(Error::InvalidProgram,
+                 "truncated payload: the header announces a %llu-byte program, only %llu "
+                 "bytes follow",
+                 static_cast<unsigned long long>(n), static_cast<unsigned long long>(avail));
   }
   if (n != avail) {
     return failf(Error::InvalidProgram, "length mismatch: the header announces a %llu-byte program, %llu bytes follow",
@@ -463,12 +517,16 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
       if (o->overload() != nullptr && o->overload()->size() > 0) name += "." + o->overload()->str();
       const OpEntry* entry = find_op(name);
       if (entry == nullptr && listed_op(name)) {
-        return failf(Error::NotSupported, "operator %zu \"%s\" is in cpp/cuda/operators.txt but this build of the "
-                     "CUDA delegate has no kernel for it", i, name.c_str());
+        return failf(Error::NotSupported,
+                     "operator %zu \"%s\" is in cpp/cuda/operators.txt but this build of the "
+                     "CUDA delegate has no kernel for it",
+                     i, name.c_str());
       }
       if (entry == nullptr) {
-        return failf(Error::NotSupported, "operator %zu \"%s\" is not one the CUDA delegate runs (the list is "
-                     "cpp/cuda/operators.txt, installed as executorch/cuda_operators.txt)", i, name.c_str());
+        return failf(Error::NotSupported,
+                     "operator %zu \"%s\" is not one the CUDA delegate runs (the list is "
+                     "cpp/cuda/operators.txt, installed as executorch/cuda_operators.txt)",
+                     i, name.c_str());
       }
       ops.push_back(entry);
     }
@@ -552,7 +610,10 @@ struct Planner {
     const Value& v = val(i);
     return v.kind == Kind::Int ? static_cast<double>(v.i) : v.kind == Kind::Bool ? (v.b ? 1.0 : 0.0) : v.d;
   }
-  int64_t integer(size_t i) const { const Value& v = val(i); return v.kind == Kind::Bool ? (v.b ? 1 : 0) : v.i; }
+  int64_t integer(size_t i) const {
+    const Value& v = val(i);
+    return v.kind == Kind::Bool ? (v.b ? 1 : 0) : v.i;
+  }
 
   Error set_out(size_t i, const Shape& s) {
     if (s.size() > static_cast<size_t>(kMaxDim)) return bad("result rank %zu exceeds %d", s.size(), kMaxDim);
@@ -622,8 +683,8 @@ struct Planner {
     switch (step->op) {
       case Op::Mm: {
         const Shape &a = shape(0), &b = shape(1);
-        if (a.size() != 2 || b.size() != 2 || a[1] != b[0]) return bad("cannot multiply %s by %s", str(a).c_str(),
-                                                                        str(b).c_str());
+        if (a.size() != 2 || b.size() != 2 || a[1] != b[0])
+          return bad("cannot multiply %s by %s", str(a).c_str(), str(b).c_str());
         sp.a = arg(0), sp.b = arg(1), sp.out = arg(2);
         sp.m = a[0], sp.k = a[1], sp.n = b[1];
         if (Error e = set_out(2, {a[0], b[1]}); e != Error::Ok) return e;
@@ -641,8 +702,8 @@ struct Planner {
       }
       case Op::Addmm: {
         const Shape &self = shape(0), &a = shape(1), &b = shape(2);
-        if (a.size() != 2 || b.size() != 2 || a[1] != b[0]) return bad("cannot multiply %s by %s", str(a).c_str(),
-                                                                        str(b).c_str());
+        if (a.size() != 2 || b.size() != 2 || a[1] != b[0])
+          return bad("cannot multiply %s by %s", str(a).c_str(), str(b).c_str());
         const Shape out = {a[0], b[1]};
         sp.a = arg(1), sp.b = arg(2), sp.out = arg(5);
         sp.m = a[0], sp.k = a[1], sp.n = b[1];
@@ -677,8 +738,8 @@ struct Planner {
         if (has_tensor(2)) {
           const Shape& bias = shape(2);
           const int64_t bn = numel_of(bias);
-          if (bias.size() > 1 || !(bn == sp.n || bn == 1)) return bad("bias %s does not fit %lld outputs",
-                                                                      str(bias).c_str(), static_cast<long long>(sp.n));
+          if (bias.size() > 1 || !(bn == sp.n || bn == 1))
+            return bad("bias %s does not fit %lld outputs", str(bias).c_str(), static_cast<long long>(sp.n));
           Copy c;
           c.src = arg(2), c.dst = arg(3);
           c.desc.ndim = 2, c.desc.n = sp.m * sp.n;
@@ -700,8 +761,8 @@ struct Planner {
   Error binary(StepPlan& sp) {
     const bool scalar_b = step->op == Op::AddScalar || step->op == Op::SubScalar || step->op == Op::MulScalar ||
                           step->op == Op::DivScalar;
-    const bool has_alpha = step->op == Op::Add || step->op == Op::AddScalar || step->op == Op::Sub ||
-                           step->op == Op::SubScalar;
+    const bool has_alpha =
+        step->op == Op::Add || step->op == Op::AddScalar || step->op == Op::Sub || step->op == Op::SubScalar;
     const size_t out_i = has_alpha ? 3 : 2;
     sp.a = arg(0);
     sp.out = arg(out_i);
@@ -719,8 +780,8 @@ struct Planner {
       for (size_t k = 0; k < nd; ++k) {
         const int64_t da = k + a.size() >= nd ? a[k + a.size() - nd] : 1;
         const int64_t db = k + b.size() >= nd ? b[k + b.size() - nd] : 1;
-        if (da != db && da != 1 && db != 1) return bad("shapes %s and %s do not broadcast", str(a).c_str(),
-                                                       str(b).c_str());
+        if (da != db && da != 1 && db != 1)
+          return bad("shapes %s and %s do not broadcast", str(a).c_str(), str(b).c_str());
         out[k] = da == 1 ? db : da;
       }
     }
@@ -770,16 +831,18 @@ struct Planner {
   Error softmax(StepPlan& sp) {
     const Shape& x = shape(0);
     int64_t d;
-    if (!norm_dim(integer(1), static_cast<int64_t>(x.size()), &d)) return bad("dim %lld is out of range for %s",
-                                                                              static_cast<long long>(integer(1)),
-                                                                              str(x).c_str());
+    if (!norm_dim(integer(1), static_cast<int64_t>(x.size()), &d))
+      return bad("dim %lld is out of range for %s", static_cast<long long>(integer(1)), str(x).c_str());
     if (val(2).b) return bad("half_to_float is not supported");
     sp.a = arg(0), sp.out = arg(3);
     sp.outer = 1, sp.len = 1, sp.inner = 1;
     for (size_t k = 0; k < x.size(); ++k) {
-      if (static_cast<int64_t>(k) < d) sp.outer *= x[k];
-      else if (static_cast<int64_t>(k) == d) sp.len = x[k];
-      else sp.inner *= x[k];
+      if (static_cast<int64_t>(k) < d)
+        sp.outer *= x[k];
+      else if (static_cast<int64_t>(k) == d)
+        sp.len = x[k];
+      else
+        sp.inner *= x[k];
     }
     if (sp.outer * sp.inner > std::numeric_limits<int>::max()) return bad("too many rows");
     return set_out(3, x);
@@ -797,8 +860,8 @@ struct Planner {
     }
     for (size_t k = 0; k + nn < nd; ++k) M *= x[k];
     for (size_t i : {size_t(2), size_t(3)}) {
-      if (has_tensor(i) && numel_of(shape(i)) != N) return bad("weight/bias %s does not have %lld elements",
-                                                              str(shape(i)).c_str(), static_cast<long long>(N));
+      if (has_tensor(i) && numel_of(shape(i)) != N)
+        return bad("weight/bias %s does not have %lld elements", str(shape(i)).c_str(), static_cast<long long>(N));
     }
     if (M > std::numeric_limits<int>::max()) return bad("too many rows");
     sp.a = arg(0), sp.out = arg(5), sp.mean = arg(6), sp.rstd = arg(7);
@@ -878,8 +941,8 @@ struct Planner {
       }
       case Op::Permute: {
         const auto& dims = val(1).ints;
-        if (static_cast<int64_t>(dims.size()) != nd) return bad("%zu dims for a rank-%lld input", dims.size(),
-                                                                static_cast<long long>(nd));
+        if (static_cast<int64_t>(dims.size()) != nd)
+          return bad("%zu dims for a rank-%lld input", dims.size(), static_cast<long long>(nd));
         Copy c;
         c.src = arg(0), c.dst = sp.out;
         std::vector<bool> seen(x.size(), false);
@@ -987,8 +1050,9 @@ struct Planner {
       if (s.size() == 1 && s[0] == 0) continue;
       if (static_cast<int64_t>(s.size()) != nd) return bad("tensors of different ranks");
       for (int64_t k = 0; k < nd; ++k) {
-        if (k != d && s[k] != (*ref)[k]) return bad("shapes %s and %s differ outside dim %lld", str(s).c_str(),
-                                                    str(*ref).c_str(), static_cast<long long>(d));
+        if (k != d && s[k] != (*ref)[k])
+          return bad("shapes %s and %s differ outside dim %lld", str(s).c_str(), str(*ref).c_str(),
+                     static_cast<long long>(d));
       }
       out[d] += s[d];
     }
@@ -1053,13 +1117,26 @@ struct Planner {
       StepPlan& sp = p.steps[si];
       Error e = Error::Ok;
       switch (step->op) {
-        case Op::Mm: case Op::Addmm: case Op::Bmm: case Op::Linear: e = gemm(sp); break;
-        case Op::Add: case Op::AddScalar: case Op::Sub: case Op::SubScalar:
-        case Op::Mul: case Op::MulScalar: case Op::Div: case Op::DivScalar: e = binary(sp); break;
-        case Op::Relu: case Op::Gelu: case Op::Clamp: case Op::Hardtanh: case Op::Sigmoid: case Op::Tanh:
-          e = unary(sp);
-          break;
-        case Op::Softmax: case Op::LogSoftmax: e = softmax(sp); break;
+        case Op::Mm:
+        case Op::Addmm:
+        case Op::Bmm:
+        case Op::Linear: e = gemm(sp); break;
+        case Op::Add:
+        case Op::AddScalar:
+        case Op::Sub:
+        case Op::SubScalar:
+        case Op::Mul:
+        case Op::MulScalar:
+        case Op::Div:
+        case Op::DivScalar: e = binary(sp); break;
+        case Op::Relu:
+        case Op::Gelu:
+        case Op::Clamp:
+        case Op::Hardtanh:
+        case Op::Sigmoid:
+        case Op::Tanh: e = unary(sp); break;
+        case Op::Softmax:
+        case Op::LogSoftmax: e = softmax(sp); break;
         case Op::LayerNorm: e = layer_norm(sp); break;
         default: e = copy_op(sp); break;
       }

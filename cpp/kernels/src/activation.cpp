@@ -61,7 +61,6 @@ void hardtanh_out(KernelRuntimeContext& ctx, Args args) {
   clamp_impl(ctx, args, true, lo, true, hi);
 }
 
-
 // clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out)
 void clamp_tensor_out(KernelRuntimeContext& ctx, Args args) {
   if (!check_nargs(ctx, args, 4)) return;
@@ -91,7 +90,7 @@ void clamp_tensor_out(KernelRuntimeContext& ctx, Args args) {
 
 ETK_UNARY_FLOAT(sigmoid, T(1) / (T(1) + exp_of(-x)))
 ETK_UNARY_FLOAT(silu, x / (T(1) + exp_of(-x)))
-ETK_UNARY_FLOAT(hardswish, x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6))
+ETK_UNARY_FLOAT(hardswish, x* std::min(std::max(x + T(3), T(0)), T(6)) / T(6))
 ETK_UNARY_FLOAT(hardsigmoid, std::min(std::max(x + T(3), T(0)), T(6)) / T(6))
 #undef ETK_UNARY_FLOAT
 

@@ -79,18 +79,10 @@ void rsub_scalar_out(KernelRuntimeContext& ctx, Args args) {
   double alpha = alpha_arg(ctx, args, 2, &ok);
   if (ok) binary_ts<MapKind::kArith>(ctx, args, 3, RSubF{alpha});
 }
-void mul_out(KernelRuntimeContext& ctx, Args args) {
-  binary_tt<MapKind::kArith>(ctx, args, 2, MulF{});
-}
-void mul_scalar_out(KernelRuntimeContext& ctx, Args args) {
-  binary_ts<MapKind::kArith>(ctx, args, 2, MulF{});
-}
-void div_out(KernelRuntimeContext& ctx, Args args) {
-  binary_tt<MapKind::kFloat>(ctx, args, 2, DivF{});
-}
-void div_scalar_out(KernelRuntimeContext& ctx, Args args) {
-  binary_ts<MapKind::kFloat>(ctx, args, 2, DivF{});
-}
+void mul_out(KernelRuntimeContext& ctx, Args args) { binary_tt<MapKind::kArith>(ctx, args, 2, MulF{}); }
+void mul_scalar_out(KernelRuntimeContext& ctx, Args args) { binary_ts<MapKind::kArith>(ctx, args, 2, MulF{}); }
+void div_out(KernelRuntimeContext& ctx, Args args) { binary_tt<MapKind::kFloat>(ctx, args, 2, DivF{}); }
+void div_scalar_out(KernelRuntimeContext& ctx, Args args) { binary_ts<MapKind::kFloat>(ctx, args, 2, DivF{}); }
 void div_out_mode(KernelRuntimeContext& ctx, Args args) {
   if (!check_nargs(ctx, args, 4)) return;
   std::string_view mode;

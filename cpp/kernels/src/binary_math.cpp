@@ -7,12 +7,14 @@
 namespace etk {
 
 void maximum_out(KernelRuntimeContext& ctx, Args args) {
-  binary_tt<MapKind::kArith>(ctx, args, 2,
-            [](auto a, auto b) { return is_nan(a) ? a : is_nan(b) ? b : (a > b ? a : b); });
+  binary_tt<MapKind::kArith>(ctx, args, 2, [](auto a, auto b) {
+    return is_nan(a) ? a : is_nan(b) ? b : (a > b ? a : b);
+  });
 }
 void minimum_out(KernelRuntimeContext& ctx, Args args) {
-  binary_tt<MapKind::kArith>(ctx, args, 2,
-            [](auto a, auto b) { return is_nan(a) ? a : is_nan(b) ? b : (a < b ? a : b); });
+  binary_tt<MapKind::kArith>(ctx, args, 2, [](auto a, auto b) {
+    return is_nan(a) ? a : is_nan(b) ? b : (a < b ? a : b);
+  });
 }
 void pow_tensor_scalar_out(KernelRuntimeContext& ctx, Args args) {
   if (!check_nargs(ctx, args, 3)) return;
@@ -46,14 +48,14 @@ T pow_of(T a, T b) {
 }
 struct PowF {
   template <typename T>
-  T operator()(T a, T b) const { return pow_of(a, b); }
+  T operator()(T a, T b) const {
+    return pow_of(a, b);
+  }
 };
 }  // namespace
 
 // pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out)
-void pow_tensor_tensor_out(KernelRuntimeContext& ctx, Args args) {
-  binary_tt<MapKind::kArith>(ctx, args, 2, PowF{});
-}
+void pow_tensor_tensor_out(KernelRuntimeContext& ctx, Args args) { binary_tt<MapKind::kArith>(ctx, args, 2, PowF{}); }
 // pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out)
 void pow_scalar_out(KernelRuntimeContext& ctx, Args args) { binary_st<MapKind::kArith>(ctx, args, 2, PowF{}); }
 

@@ -21,27 +21,26 @@ bool integral_args(KernelRuntimeContext& ctx, Args args, std::initializer_list<s
 }  // namespace
 
 // One functor per operator, shared by the Tensor and Scalar forms.
-#define ETK_BITWISE(name, op)                                                                        \
-  namespace {                                                                                        \
-  struct bitwise_##name##_f {                                                                        \
-    template <typename T>                                                                            \
-    T operator()(T a, T b) const {                                                                   \
-      if constexpr (std::is_integral<T>::value)                                                      \
-        return static_cast<T>(a op b);                                                               \
-      else                                                                                           \
-        return a;                                                                                    \
-    }                                                                                                \
-  };                                                                                                 \
-  }                                                                                                  \
-  void bitwise_##name##_tensor_out(KernelRuntimeContext& ctx, Args args) {                          \
-    if (!check_nargs(ctx, args, 3) || !integral_args(ctx, args, {0, 1, 2})) return;                \
-    binary_tt<MapKind::kArith>(ctx, args, 2, bitwise_##name##_f{});                                 \
-  }                                                                                                 \
-  void bitwise_##name##_scalar_out(KernelRuntimeContext& ctx, Args args) {                          \
-    if (!check_nargs(ctx, args, 3) || !integral_args(ctx, args, {0, 2})) return;                   \
-    if (args[1]->isDouble())                                                                        \
-      return fail(ctx, Error::InvalidType, "argument 1 is a float, expected an int or bool");       \
-    binary_ts<MapKind::kArith>(ctx, args, 2, bitwise_##name##_f{});                                 \
+#define ETK_BITWISE(name, op)                                                                                        \
+  namespace {                                                                                                        \
+  struct bitwise_##name##_f {                                                                                        \
+    template <typename T>                                                                                            \
+    T operator()(T a, T b) const {                                                                                   \
+      if constexpr (std::is_integral<T>::value)                                                                      \
+        return static_cast<T>(a op b);                                                                               \
+      else                                                                                                           \
+        return a;                                                                                                    \
+    }                                                                                                                \
+  };                                                                                                                 \
+  }                                                                                                                  \
+  void bitwise_##name##_tensor_out(KernelRuntimeContext& ctx, Args args) {                                           \
+    if (!check_nargs(ctx, args, 3) || !integral_args(ctx, args, {0, 1, 2})) return;                                  \
+    binary_tt<MapKind::kArith>(ctx, args, 2, bitwise_##name##_f{});                                                  \
+  }                                                                                                                  \
+  void bitwise_##name##_scalar_out(KernelRuntimeContext& ctx, Args args) {                                           \
+    if (!check_nargs(ctx, args, 3) || !integral_args(ctx, args, {0, 2})) return;                                     \
+    if (args[1]->isDouble()) return fail(ctx, Error::InvalidType, "argument 1 is a float, expected an int or bool"); \
+    binary_ts<MapKind::kArith>(ctx, args, 2, bitwise_##name##_f{});                                                  \
   }
 ETK_BITWISE(and, &)
 ETK_BITWISE(or, |)
@@ -61,17 +60,14 @@ void bitwise_not_out(KernelRuntimeContext& ctx, Args args) {
   });
 }
 
-
 void logical_not_out(KernelRuntimeContext& ctx, Args args) {
   unary<MapKind::kCompare>(ctx, args, 1, [](auto a) { return a == decltype(a)(0); });
 }
 void logical_and_out(KernelRuntimeContext& ctx, Args args) {
-  binary_tt<MapKind::kCompare>(ctx, args, 2,
-            [](auto a, auto b) { return a != decltype(a)(0) && b != decltype(b)(0); });
+  binary_tt<MapKind::kCompare>(ctx, args, 2, [](auto a, auto b) { return a != decltype(a)(0) && b != decltype(b)(0); });
 }
 void logical_or_out(KernelRuntimeContext& ctx, Args args) {
-  binary_tt<MapKind::kCompare>(ctx, args, 2,
-            [](auto a, auto b) { return a != decltype(a)(0) || b != decltype(b)(0); });
+  binary_tt<MapKind::kCompare>(ctx, args, 2, [](auto a, auto b) { return a != decltype(a)(0) || b != decltype(b)(0); });
 }
 void logical_xor_out(KernelRuntimeContext& ctx, Args args) {
   binary_tt<MapKind::kCompare>(ctx, args, 2,

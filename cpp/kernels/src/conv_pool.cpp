@@ -32,8 +32,8 @@ std::string lst(const std::vector<int64_t>& v) { return shape_string(v.data(), s
 
 bool in_range(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
 
-void im2col(const float* x, int64_t C, int64_t H, int64_t W, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-            int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t Ho, int64_t Wo, float* col) {
+void im2col(const float* x, int64_t C, int64_t H, int64_t W, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
+            int64_t pw, int64_t dh, int64_t dw, int64_t Ho, int64_t Wo, float* col) {
   const int64_t rows = C * kh * kw;
   auto body = [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
@@ -181,9 +181,19 @@ void convolution_out(KernelRuntimeContext& ctx, Args args) {
   // Normalize to 2-D (1-D: H = 1).
   int64_t sh = 1, sw, ph = 0, pw, dh = 1, dw, oph = 0, opw;
   if (sp == 2) {
-    sh = s2[0]; sw = s2[1]; ph = p2[0]; pw = p2[1]; dh = d2[0]; dw = d2[1]; oph = op2[0]; opw = op2[1];
+    sh = s2[0];
+    sw = s2[1];
+    ph = p2[0];
+    pw = p2[1];
+    dh = d2[0];
+    dw = d2[1];
+    oph = op2[0];
+    opw = op2[1];
   } else {
-    sw = s2[0]; pw = p2[0]; dw = d2[0]; opw = op2[0];
+    sw = s2[0];
+    pw = p2[0];
+    dw = d2[0];
+    opw = op2[0];
   }
   if (!in_range(sh, 1, kMaxParam) || !in_range(sw, 1, kMaxParam) || !in_range(dh, 1, kMaxParam) ||
       !in_range(dw, 1, kMaxParam) || !in_range(ph, 0, kMaxParam) || !in_range(pw, 0, kMaxParam) ||
@@ -457,11 +467,17 @@ bool pool_setup(KernelRuntimeContext& ctx, const Tensor& x, const std::vector<in
          lst(ks).c_str(), lst(st).c_str(), lst(pad).c_str(), lst(dil).c_str());
     return false;
   }
-  p->kh = k2[0]; p->kw = k2[1]; p->sh = s2[0]; p->sw = s2[1];
-  p->ph = p2[0]; p->pw = p2[1]; p->dh = d2[0]; p->dw = d2[1];
+  p->kh = k2[0];
+  p->kw = k2[1];
+  p->sh = s2[0];
+  p->sw = s2[1];
+  p->ph = p2[0];
+  p->pw = p2[1];
+  p->dh = d2[0];
+  p->dw = d2[1];
   if (!in_range(p->kh, 1, kMaxParam) || !in_range(p->kw, 1, kMaxParam) || !in_range(p->sh, 1, kMaxParam) ||
-      !in_range(p->sw, 1, kMaxParam) || !in_range(p->dh, 1, kMaxParam) || !in_range(p->dw, 1, kMaxParam) ||
-      p->ph < 0 || p->pw < 0 || p->ph > p->kh / 2 || p->pw > p->kw / 2) {
+      !in_range(p->sw, 1, kMaxParam) || !in_range(p->dh, 1, kMaxParam) || !in_range(p->dw, 1, kMaxParam) || p->ph < 0 ||
+      p->pw < 0 || p->ph > p->kh / 2 || p->pw > p->kw / 2) {
     fail(ctx, Error::InvalidArgument,
          "kernel_size %lldx%lld, stride %lldx%lld, padding %lldx%lld, dilation %lldx%lld (arguments 1-4): out of range",
          ll(p->kh), ll(p->kw), ll(p->sh), ll(p->sw), ll(p->ph), ll(p->pw), ll(p->dh), ll(p->dw));
@@ -587,8 +603,7 @@ void avg_pool2d_out(KernelRuntimeContext& ctx, Args args) {
   bool ceil, cip, has_div = false;
   int64_t divisor = 0;
   if (!x || !arg_int_list(ctx, args, 1, &ks) || !arg_int_list(ctx, args, 2, &st) || !arg_int_list(ctx, args, 3, &pad) ||
-      !arg_bool(ctx, args, 4, &ceil) || !arg_bool(ctx, args, 5, &cip) ||
-      !arg_opt_int(ctx, args, 6, &divisor, &has_div))
+      !arg_bool(ctx, args, 4, &ceil) || !arg_bool(ctx, args, 5, &cip) || !arg_opt_int(ctx, args, 6, &divisor, &has_div))
     return;
   const Tensor* out = arg_tensor(ctx, args, 7);
   if (!out) return;

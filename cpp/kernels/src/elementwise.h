@@ -104,39 +104,40 @@ void map_slow(const Loop<NIN + 1>& L, const Operand* const* ops, const F& f) {
 // the inputs (in place) but never partially overlaps one, so the loops carry no dependence.
 // (Out of line: flat_run's serial and parallel paths share one copy.)
 template <typename TO, typename TI, int NIN, typename F>
-__attribute__((noinline)) void flat_range(TO* o, const TI* const* in, const bool* full, int64_t b, int64_t e, const F& f) {
+__attribute__((noinline)) void flat_range(TO* o, const TI* const* in, const bool* full, int64_t b, int64_t e,
+                                          const F& f) {
   if constexpr (NIN == 1) {
     const TI* a = in[0];
     if (full[0]) {
-      #pragma omp simd
+#pragma omp simd
       for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(a[i]));
     } else {
       const TO v = static_cast<TO>(f(a[0]));
-      #pragma omp simd
+#pragma omp simd
       for (int64_t i = b; i < e; ++i) o[i] = v;
     }
   } else if constexpr (NIN == 2) {
     const TI* a = in[0];
     const TI* c = in[1];
     if (full[0] && full[1]) {
-      #pragma omp simd
+#pragma omp simd
       for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(a[i], c[i]));
     } else if (full[0]) {
       const TI cv = c[0];
-      #pragma omp simd
+#pragma omp simd
       for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(a[i], cv));
     } else if (full[1]) {
       const TI av = a[0];
-      #pragma omp simd
+#pragma omp simd
       for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(av, c[i]));
     } else {
       const TO v = static_cast<TO>(f(a[0], c[0]));
-      #pragma omp simd
+#pragma omp simd
       for (int64_t i = b; i < e; ++i) o[i] = v;
     }
   } else {
     const int64_t s0 = full[0], s1 = full[1], s2 = full[2];
-    #pragma omp simd
+#pragma omp simd
     for (int64_t i = b; i < e; ++i) o[i] = static_cast<TO>(f(in[0][i * s0], in[1][i * s1], in[2][i * s2]));
   }
 }
@@ -150,9 +151,8 @@ void flat_run(const Tensor& out, const Operand* const* ins, const bool* full, in
     flat_range<TO, TI, NIN>(o, in, full, 0, n, f);
     return;
   }
-  ::executorch::extension::parallel_for(0, n, kParallelGrain / 2, [&](int64_t b, int64_t e) {
-    flat_range<TO, TI, NIN>(o, in, full, b, e, f);
-  });
+  ::executorch::extension::parallel_for(0, n, kParallelGrain / 2,
+                                        [&](int64_t b, int64_t e) { flat_range<TO, TI, NIN>(o, in, full, b, e, f); });
 }
 
 // True when the output is contiguous and every input is either contiguous with the output's element count or a
@@ -223,22 +223,22 @@ void elementwise(KernelRuntimeContext& ctx, const Tensor& out, const Operand* co
     bool done = false;
     if constexpr (kind == MapKind::kArith) {
       if (it == out.scalar_type())
-      done = detail::dispatch_typed(it, [&](auto t) {
-        using T = decltype(t);
-        detail::map_typed<T, T, NIN>(L, ops, f);
-      });
+        done = detail::dispatch_typed(it, [&](auto t) {
+          using T = decltype(t);
+          detail::map_typed<T, T, NIN>(L, ops, f);
+        });
     } else if constexpr (kind == MapKind::kFloat) {
       if (it == out.scalar_type())
-      done = dispatch_float(it, [&](auto t) {
-        using T = decltype(t);
-        detail::map_typed<T, T, NIN>(L, ops, f);
-      });
+        done = dispatch_float(it, [&](auto t) {
+          using T = decltype(t);
+          detail::map_typed<T, T, NIN>(L, ops, f);
+        });
     } else {
       if (out.scalar_type() == ScalarType::Bool)
-      done = detail::dispatch_typed(it, [&](auto t) {
-        using T = decltype(t);
-        detail::map_typed<bool, T, NIN>(L, ops, f);
-      });
+        done = detail::dispatch_typed(it, [&](auto t) {
+          using T = decltype(t);
+          detail::map_typed<bool, T, NIN>(L, ops, f);
+        });
     }
     if (done) return;
   }

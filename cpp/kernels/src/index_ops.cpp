@@ -798,8 +798,8 @@ void arange_impl(KernelRuntimeContext& ctx, const Scalar& start, const Scalar& e
   if (!resize_out(ctx, out, s)) return;
   char* ob = static_cast<char*>(out.mutable_data_ptr());
   const int64_t es = out.element_size(), stride = n > 0 ? out.strides()[0] : 0;
-  const bool ints = !is_floating(ot) && start.kind != Scalar::kDouble && end.kind != Scalar::kDouble &&
-                    step.kind != Scalar::kDouble;
+  const bool ints =
+      !is_floating(ot) && start.kind != Scalar::kDouble && end.kind != Scalar::kDouble && step.kind != Scalar::kDouble;
   for (int64_t i = 0; i < n; ++i) {
     if (ints)
       store_as<int64_t>(ob + i * stride * es, ot, start.to_int() + i * step.to_int());

@@ -206,7 +206,8 @@ bool arg_opt_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s, b
 }
 
 bool arg_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* v) {
-  if (i >= args.size() || args[i] == nullptr || !args[i]->isIntList()) return wrong(ctx, args, i, "an int list of at most 4096 ints");
+  if (i >= args.size() || args[i] == nullptr || !args[i]->isIntList())
+    return wrong(ctx, args, i, "an int list of at most 4096 ints");
   const auto& l = args[i]->payload.as_int_list;
   const size_t n = l.size();
   if (n > 4096) return wrong(ctx, args, i, "an int list of at most 4096 ints");
@@ -233,7 +234,8 @@ bool arg_opt_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vecto
 }
 
 bool arg_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<Tensor>* v) {
-  if (i >= args.size() || args[i] == nullptr || !args[i]->isTensorList()) return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
+  if (i >= args.size() || args[i] == nullptr || !args[i]->isTensorList())
+    return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
   const auto& l = args[i]->payload.as_tensor_list;
   const size_t n = l.size();
   if (n > 65536) return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
@@ -251,7 +253,8 @@ bool arg_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector
 }
 
 bool arg_opt_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<const Tensor*>* v) {
-  if (i >= args.size() || args[i] == nullptr || !args[i]->isListOptionalTensor()) return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
+  if (i >= args.size() || args[i] == nullptr || !args[i]->isListOptionalTensor())
+    return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
   const auto& l = args[i]->payload.as_list_optional_tensor;
   const size_t n = l.size();
   if (n > kMaxDim) return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
@@ -280,7 +283,8 @@ bool arg_opt_double_list(KernelRuntimeContext& ctx, Args args, size_t i, std::ve
   }
   if (!args[i]->isDoubleList()) return wrong(ctx, args, i, "None or a float list of at most 4096 floats");
   const auto& l = args[i]->payload.as_double_list;
-  if (l.size() > 4096 || (l.size() > 0 && l.data() == nullptr)) return wrong(ctx, args, i, "None or a float list of at most 4096 floats");
+  if (l.size() > 4096 || (l.size() > 0 && l.data() == nullptr))
+    return wrong(ctx, args, i, "None or a float list of at most 4096 floats");
   v->assign(l.begin(), l.end());
   *has = true;
   return true;

@@ -108,12 +108,9 @@ inline bool is_integral(ScalarType t, bool include_bool) {
     case ScalarType::Char:
     case ScalarType::Short:
     case ScalarType::Int:
-    case ScalarType::Long:
-      return true;
-    case ScalarType::Bool:
-      return include_bool;
-    default:
-      return false;
+    case ScalarType::Long: return true;
+    case ScalarType::Bool: return include_bool;
+    default: return false;
   }
 }
 // Types the generic paths can load and store.

@@ -282,8 +282,7 @@ void native_group_norm_out(KernelRuntimeContext& ctx, Args args) {
         const int64_t ch = g * Cg + c;
         const double a = rstd * (wp ? wp[ch] : 1.0f);
         const double sh = (bp ? bp[ch] : 0.0f) - mean * a;
-        for (int64_t i = 0; i < HxW; ++i)
-          yr[c * HxW + i] = static_cast<float>(xr[c * HxW + i] * a + sh);
+        for (int64_t i = 0; i < HxW; ++i) yr[c * HxW + i] = static_cast<float>(xr[c * HxW + i] * a + sh);
       }
       cm.ptr[r] = static_cast<float>(mean);
       cr.ptr[r] = static_cast<float>(rstd);

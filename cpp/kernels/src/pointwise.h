@@ -23,8 +23,10 @@ void binary_tt(KernelRuntimeContext& ctx, Args args, size_t out_idx, const F& f)
   if (!out) return;
   Operand oa = operand_of(*a), ob = operand_of(*b);
   alignas(8) char sa[8], sb[8];
-  if constexpr (kind != MapKind::kCompare) harmonize(&oa, &ob, out->scalar_type(), sa, sb);
-  else harmonize(&oa, &ob, oa.numel() == 1 && oa.ndim == 0 ? ob.dtype : oa.dtype, sa, sb);
+  if constexpr (kind != MapKind::kCompare)
+    harmonize(&oa, &ob, out->scalar_type(), sa, sb);
+  else
+    harmonize(&oa, &ob, oa.numel() == 1 && oa.ndim == 0 ? ob.dtype : oa.dtype, sa, sb);
   const Operand* ins[2] = {&oa, &ob};
   elementwise<kind, 2>(ctx, *out, ins, f);
 }

@@ -167,7 +167,8 @@ bool sum_trailing_float(KernelRuntimeContext& ctx, const Tensor& in, const Tenso
   if (outer * R <= kParallelGrain)
     body(0, outer);
   else
-    ::executorch::extension::parallel_for(0, outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, R)), body);
+    ::executorch::extension::parallel_for(0, outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, R)),
+                                          body);
   return true;
 }
 
@@ -193,7 +194,8 @@ void sum_mean(KernelRuntimeContext& ctx, Args args, bool mean) {
                 dtype_name(ot));
   if (mean && !is_floating(ot))
     return fail(ctx, Error::InvalidType, "the output has dtype %s, mean needs Float or Double", dtype_name(ot));
-  if (it == ScalarType::Float && ot == ScalarType::Float && sum_trailing_float(ctx, *in, *out, dims, all, keepdim, mean))
+  if (it == ScalarType::Float && ot == ScalarType::Float &&
+      sum_trailing_float(ctx, *in, *out, dims, all, keepdim, mean))
     return;
   ReducePlan p;
   if (!make_plan(ctx, *in, *out, dims, all, keepdim, &p)) return;
@@ -203,29 +205,38 @@ void sum_mean(KernelRuntimeContext& ctx, Args args, bool mean) {
   const int64_t ies = in->element_size(), oes = out->element_size();
   const int64_t count = p.inner.numel;
   if (!is_floating(ot) && !is_floating(it)) {
-    for_each_output(p, [=](int64_t oo, auto reduce) {
-      uint64_t acc = 0;
-      reduce([&](int64_t off) { acc += static_cast<uint64_t>(load_as<int64_t>(ib + off * ies, it)); });
-      store_as<int64_t>(ob + oo * oes, ot, static_cast<int64_t>(acc));
-    }, count);
+    for_each_output(
+        p,
+        [=](int64_t oo, auto reduce) {
+          uint64_t acc = 0;
+          reduce([&](int64_t off) { acc += static_cast<uint64_t>(load_as<int64_t>(ib + off * ies, it)); });
+          store_as<int64_t>(ob + oo * oes, ot, static_cast<int64_t>(acc));
+        },
+        count);
     return;
   }
   if (it == ScalarType::Float) {
     const float* fb = reinterpret_cast<const float*>(ib);
-    for_each_output(p, [=](int64_t oo, auto reduce) {
-      double acc = 0;
-      reduce([&](int64_t off) { acc += fb[off]; });
-      if (mean) acc = count > 0 ? acc / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
-      store_as<double>(ob + oo * oes, ot, acc);
-    }, count);
+    for_each_output(
+        p,
+        [=](int64_t oo, auto reduce) {
+          double acc = 0;
+          reduce([&](int64_t off) { acc += fb[off]; });
+          if (mean) acc = count > 0 ? acc / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
+          store_as<double>(ob + oo * oes, ot, acc);
+        },
+        count);
     return;
   }
-  for_each_output(p, [=](int64_t oo, auto reduce) {
-    double acc = 0;
-    reduce([&](int64_t off) { acc += load_as<double>(ib + off * ies, it); });
-    if (mean) acc = count > 0 ? acc / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
-    store_as<double>(ob + oo * oes, ot, acc);
-  }, count);
+  for_each_output(
+      p,
+      [=](int64_t oo, auto reduce) {
+        double acc = 0;
+        reduce([&](int64_t off) { acc += load_as<double>(ib + off * ies, it); });
+        if (mean) acc = count > 0 ? acc / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
+        store_as<double>(ob + oo * oes, ot, acc);
+      },
+      count);
 }
 
 template <typename T>
@@ -262,16 +273,19 @@ void amax_amin(KernelRuntimeContext& ctx, Args args, bool is_max) {
     using T = decltype(z);
     const T* ib = in->const_data_ptr<T>();
     T* ob = out->mutable_data_ptr<T>();
-    for_each_output(p, [=](int64_t oo, auto reduce) {
-      bool first = true;
-      T best = T(0);
-      reduce([&](int64_t off) {
-        const T v = ib[off];
-        if (first || nan_of(v) || (!nan_of(best) && (is_max ? v > best : v < best))) best = v;
-        first = false;
-      });
-      ob[oo] = best;
-    }, p.inner.numel);
+    for_each_output(
+        p,
+        [=](int64_t oo, auto reduce) {
+          bool first = true;
+          T best = T(0);
+          reduce([&](int64_t off) {
+            const T v = ib[off];
+            if (first || nan_of(v) || (!nan_of(best) && (is_max ? v > best : v < best))) best = v;
+            first = false;
+          });
+          ob[oo] = best;
+        },
+        p.inner.numel);
   };
   if (t == ScalarType::Bool) {
     run(uint8_t{});
@@ -315,21 +329,24 @@ void argmax_argmin(KernelRuntimeContext& ctx, Args args, bool is_max) {
     using T = decltype(z);
     const T* ib = in->const_data_ptr<T>();
     int64_t* ob = out->mutable_data_ptr<int64_t>();
-    for_each_output(p, [=](int64_t oo, auto reduce) {
-      bool first = true;
-      T best = T(0);
-      int64_t bi = 0, k = 0;
-      reduce([&](int64_t off) {
-        const T v = ib[off];
-        if (first || (!nan_of(best) && (nan_of(v) || (is_max ? v > best : v < best)))) {
-          best = v;
-          bi = k;
-        }
-        first = false;
-        ++k;
-      });
-      ob[oo] = bi;
-    }, p.inner.numel);
+    for_each_output(
+        p,
+        [=](int64_t oo, auto reduce) {
+          bool first = true;
+          T best = T(0);
+          int64_t bi = 0, k = 0;
+          reduce([&](int64_t off) {
+            const T v = ib[off];
+            if (first || (!nan_of(best) && (nan_of(v) || (is_max ? v > best : v < best)))) {
+              best = v;
+              bi = k;
+            }
+            first = false;
+            ++k;
+          });
+          ob[oo] = bi;
+        },
+        p.inner.numel);
   });
 }
 
@@ -346,15 +363,18 @@ void any_impl(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, co
   const char* ib = static_cast<const char*>(in.const_data_ptr());
   char* ob = static_cast<char*>(out.mutable_data_ptr());
   const int64_t ies = in.element_size(), oes = out.element_size();
-  for_each_output(p, [=](int64_t oo, auto reduce) {
-    bool acc = false;
-    if (is_floating(it)) {
-      reduce([&](int64_t off) { acc = acc || load_as<double>(ib + off * ies, it) != 0.0; });
-    } else {
-      reduce([&](int64_t off) { acc = acc || load_as<int64_t>(ib + off * ies, it) != 0; });
-    }
-    store_as<int64_t>(ob + oo * oes, ot, acc ? 1 : 0);
-  }, p.inner.numel);
+  for_each_output(
+      p,
+      [=](int64_t oo, auto reduce) {
+        bool acc = false;
+        if (is_floating(it)) {
+          reduce([&](int64_t off) { acc = acc || load_as<double>(ib + off * ies, it) != 0.0; });
+        } else {
+          reduce([&](int64_t off) { acc = acc || load_as<int64_t>(ib + off * ies, it) != 0; });
+        }
+        store_as<int64_t>(ob + oo * oes, ot, acc ? 1 : 0);
+      },
+      p.inner.numel);
 }
 
 // softmax / log_softmax along one dim.
@@ -443,17 +463,20 @@ void var_impl(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, co
   const int64_t ies = in.element_size(), oes = out.element_size();
   const int64_t count = p.inner.numel;
   const double denom = std::max(0.0, static_cast<double>(count) - correction);
-  for_each_output(p, [=](int64_t oo, auto reduce) {
-    double sum = 0;
-    reduce([&](int64_t off) { sum += load_as<double>(ib + off * ies, it); });
-    const double mean = sum / static_cast<double>(count);
-    double ss = 0;
-    reduce([&](int64_t off) {
-      const double dv = load_as<double>(ib + off * ies, it) - mean;
-      ss += dv * dv;
-    });
-    store_as<double>(ob + oo * oes, ot, count == 0 ? std::numeric_limits<double>::quiet_NaN() : ss / denom);
-  }, 2 * count);
+  for_each_output(
+      p,
+      [=](int64_t oo, auto reduce) {
+        double sum = 0;
+        reduce([&](int64_t off) { sum += load_as<double>(ib + off * ies, it); });
+        const double mean = sum / static_cast<double>(count);
+        double ss = 0;
+        reduce([&](int64_t off) {
+          const double dv = load_as<double>(ib + off * ies, it) - mean;
+          ss += dv * dv;
+        });
+        store_as<double>(ob + oo * oes, ot, count == 0 ? std::numeric_limits<double>::quiet_NaN() : ss / denom);
+      },
+      2 * count);
 }
 
 // max.dim_max / min.dim_min: values and indices along one dim.

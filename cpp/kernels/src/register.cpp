@@ -38,8 +38,13 @@ uint32_t register_all() {
 
 const char* const kNamespaces[] = {"aten", "dim_order_ops", nullptr};
 const char* const kBackends[] = {nullptr};
-const ExecutorchComponent kComponent = {EXECUTORCH_COMPONENT_API_VERSION, "kernels", "executorch-kernels",
-                                        EXECUTORCH_VERSION, kNamespaces, kBackends, &register_all};
+const ExecutorchComponent kComponent = {EXECUTORCH_COMPONENT_API_VERSION,
+                                        "kernels",
+                                        "executorch-kernels",
+                                        EXECUTORCH_VERSION,
+                                        kNamespaces,
+                                        kBackends,
+                                        &register_all};
 
 }  // namespace
 }  // namespace etk

@@ -89,7 +89,8 @@ void masked_fill_scalar_out(KernelRuntimeContext& ctx, Args args) {
       return fail(ctx, Error::InvalidArgument,
                   "argument 1 (mask) has shape %s, which does not broadcast to argument 0's %s",
                   shape_string(*m).c_str(), shape_string(*x).c_str());
-  elementwise<MapKind::kArith, 3>(ctx, *out, ins, [](auto c, auto val, auto a) { return c != decltype(c)(0) ? val : a; });
+  elementwise<MapKind::kArith, 3>(ctx, *out, ins,
+                                  [](auto c, auto val, auto a) { return c != decltype(c)(0) ? val : a; });
 }
 
 }  // namespace etk

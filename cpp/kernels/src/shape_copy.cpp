@@ -20,9 +20,7 @@ void fail_dim(KernelRuntimeContext& ctx, int64_t dim, int argi, int64_t nd) {
        ll(nd));
 }
 
-bool dtypes_copyable(ScalarType a, ScalarType b) {
-  return a == b || (is_supported_dtype(a) && is_supported_dtype(b));
-}
+bool dtypes_copyable(ScalarType a, ScalarType b) { return a == b || (is_supported_dtype(a) && is_supported_dtype(b)); }
 
 Operand contiguous_like(const Operand& o, char* data) {
   Operand r = o;

@@ -61,8 +61,7 @@ struct OwnedTensor {
     for (int32_t s : sizes) n *= static_cast<size_t>(s);
     storage.resize((n * elementSize(t) + 7) / 8 + 1);
     impl.reset(new TensorImpl(t, static_cast<ssize_t>(sizes.size()), sizes.data(), storage.data(),
-                              order.empty() ? nullptr : order.data(), strides.empty() ? nullptr : strides.data(),
-                              dyn));
+                              order.empty() ? nullptr : order.data(), strides.empty() ? nullptr : strides.data(), dyn));
   }
   Tensor tensor() const { return Tensor(impl.get()); }
   float* f() const { return static_cast<float*>(impl->mutable_data()); }
@@ -172,8 +171,8 @@ void conv_ref(const OwnedTensor& x, const OwnedTensor& w, const float* bias, int
           for (int i = 0; i < kh; ++i)
             for (int j = 0; j < kw; ++j) {
               const int ci = g * Cig + ic, co = g * Cog + oc;
-              const float wv = transposed ? w.f()[((ci * Cog + oc) * kh + i) * kw + j]
-                                          : w.f()[((co * Cig + ic) * kh + i) * kw + j];
+              const float wv =
+                  transposed ? w.f()[((ci * Cog + oc) * kh + i) * kw + j] : w.f()[((co * Cig + ic) * kh + i) * kw + j];
               if (!transposed) {
                 for (int oh = 0; oh < Ho; ++oh)
                   for (int ow = 0; ow < Wo; ++ow) {
@@ -229,9 +228,10 @@ TEST_F(Kernels, ConvolutionMatchesReference) {
     fill(b);
     const bool use_bias = it % 2 == 0;
     IntList st({sh, sw}), pd({ph, pw}), dl({dh, dw}), op({oph, opw});
-    std::vector<EValue> v{x.tensor(), w.tensor(), use_bias ? EValue(b.tensor()) : EValue(), st.value(), pd.value(),
-                          dl.value(), EValue(transposed), op.value(), EValue(int64_t(groups)), y.tensor(),
-                          y.tensor()};
+    std::vector<EValue> v{x.tensor(),         w.tensor(), use_bias ? EValue(b.tensor()) : EValue(),
+                          st.value(),         pd.value(), dl.value(),
+                          EValue(transposed), op.value(), EValue(int64_t(groups)),
+                          y.tensor(),         y.tensor()};
     EXPECT_EQ(call("aten::convolution.out", v), Error::Ok) << fmt("conv failed (it %d)", it);
     std::vector<double> ref;
     conv_ref(x, w, use_bias ? b.f() : nullptr, sh, sw, ph, pw, dh, dw, groups, transposed, ref, Cout, Ho, Wo);
@@ -373,8 +373,8 @@ struct FuzzPool {
 
 FuzzPool make_fuzz_pool() {
   std::vector<std::unique_ptr<OwnedTensor>> pool;
-  const ScalarType types[] = {ScalarType::Float, ScalarType::Long, ScalarType::Bool, ScalarType::Int,
-                              ScalarType::Byte, ScalarType::Double, ScalarType::Half};
+  const ScalarType types[] = {ScalarType::Float, ScalarType::Long,   ScalarType::Bool, ScalarType::Int,
+                              ScalarType::Byte,  ScalarType::Double, ScalarType::Half};
   for (int i = 0; i < 60; ++i) {
     int nd = irand(0, 5);
     std::vector<int32_t> sz;
@@ -383,8 +383,8 @@ FuzzPool make_fuzz_pool() {
     for (int d = 0; d < nd; ++d) order.push_back(static_cast<uint8_t>(d));
     if (nd > 1 && irand(0, 3) == 0) std::shuffle(order.begin(), order.end(), rng);
     ScalarType t = types[irand(0, 6)];
-    pool.emplace_back(new OwnedTensor(t, sz, order, irand(0, 1) ? TensorShapeDynamism::DYNAMIC_BOUND
-                                                                 : TensorShapeDynamism::STATIC));
+    pool.emplace_back(
+        new OwnedTensor(t, sz, order, irand(0, 1) ? TensorShapeDynamism::DYNAMIC_BOUND : TensorShapeDynamism::STATIC));
     // Fill with small integers / floats / indices (as raw bytes valid for any type).
     auto* p = reinterpret_cast<uint8_t*>(pool.back()->storage.data());
     size_t nb = pool.back()->storage.size() * 8;
@@ -544,8 +544,8 @@ TEST_F(Kernels, SchemaShapedArgumentsNeverCrash) {
             tl_ptrs.emplace_back(new std::vector<EValue*>());
             for (auto& e : *tl_items.back()) tl_ptrs.back()->push_back(&e);
             tl_scratch.emplace_back(new std::vector<Tensor>(static_cast<size_t>(m)));
-            vals[k] = EValue(BoxedEvalueList<Tensor>(tl_ptrs.back()->data(), tl_scratch.back()->data(),
-                                                     static_cast<size_t>(m)));
+            vals[k] = EValue(
+                BoxedEvalueList<Tensor>(tl_ptrs.back()->data(), tl_scratch.back()->data(), static_cast<size_t>(m)));
             break;
           }
           case 'O': {  // optional tensor list (null entries are None)

@@ -107,8 +107,9 @@ struct OwnedTensor {
       for (size_t i = 0; i < sizes.size(); ++i) order.push_back(static_cast<uint8_t>(i));
     strides.assign(sizes.size(), 0);
     // Rebuilt in place: argument values hold pointers to this TensorImpl.
-    TensorImpl fresh(dtype, static_cast<ssize_t>(sizes.size()), sizes.data(), storage.empty() ? nullptr : storage.data(),
-                     sizes.empty() ? nullptr : order.data(), sizes.empty() ? nullptr : strides.data(), dyn);
+    TensorImpl fresh(dtype, static_cast<ssize_t>(sizes.size()), sizes.data(),
+                     storage.empty() ? nullptr : storage.data(), sizes.empty() ? nullptr : order.data(),
+                     sizes.empty() ? nullptr : strides.data(), dyn);
     if (impl)
       *impl = fresh;
     else

@@ -141,8 +141,8 @@ void probe(State& s, Found& f) {
   }
   if (d->api_version != EXECUTORCH_COMPONENT_API_VERSION) {
     f.error = f.file + " (" + d->package + " " + d->version + ") was built for component API version " +
-              std::to_string(d->api_version) + ", but this libexecutorch (" EXECUTORCH_VERSION
-              ") has API version " + std::to_string(EXECUTORCH_COMPONENT_API_VERSION) + ": install " + d->package +
+              std::to_string(d->api_version) + ", but this libexecutorch (" EXECUTORCH_VERSION ") has API version " +
+              std::to_string(EXECUTORCH_COMPONENT_API_VERSION) + ": install " + d->package +
               " and executorch-runtime of the same release";
     return;
   }
@@ -266,8 +266,10 @@ Error load_component(const char* name) {
     return internal::fail(Error::AccessFailed, "component '%s' cannot be used: %s", name, f->error.c_str());
   }
   if (const CatalogEntry* c = catalog_by_name(name)) {
-    return internal::fail(Error::NotFound, "component library %s is not installed (looked in %s); install the %s "
-                          "package", c->library, s.dir.c_str(), c->package);
+    return internal::fail(Error::NotFound,
+                          "component library %s is not installed (looked in %s); install the %s "
+                          "package",
+                          c->library, s.dir.c_str(), c->package);
   }
   return internal::fail(Error::InvalidArgument, "unknown component '%s' (no %s%s%s in %s)", name, kPrefix, name,
                         kSuffix, s.dir.c_str());

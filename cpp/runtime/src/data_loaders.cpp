@@ -99,8 +99,7 @@ Result<MmapDataLoader> MmapDataLoader::from(const char* file_path, MlockConfig m
       ::close(fd);
       return fail(Error::AccessFailed, "cannot map %s: %s", file_path, std::strerror(errno));
     }
-    if (mlock_config != MlockConfig::NoMlock && ::mlock(base, size) != 0 &&
-        mlock_config == MlockConfig::UseMlock) {
+    if (mlock_config != MlockConfig::NoMlock && ::mlock(base, size) != 0 && mlock_config == MlockConfig::UseMlock) {
       ::munmap(base, size);
       ::close(fd);
       return fail(Error::AccessFailed, "cannot lock %s in memory: %s", file_path, std::strerror(errno));

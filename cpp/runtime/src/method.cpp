@@ -89,10 +89,9 @@ Error MethodState::parse_values(MemoryManager* mm) {
   values.resize(nv);
   store_of_value.assign(nv, nullptr);
   HierarchicalAllocator* planned = mm != nullptr ? mm->planned_memory() : nullptr;
-  const size_t needed_buffers =
-      plan->non_const_buffer_sizes() && plan->non_const_buffer_sizes()->size() > 1
-          ? plan->non_const_buffer_sizes()->size() - 1
-          : 0;
+  const size_t needed_buffers = plan->non_const_buffer_sizes() && plan->non_const_buffer_sizes()->size() > 1
+                                    ? plan->non_const_buffer_sizes()->size() - 1
+                                    : 0;
   if (needed_buffers > 0 && (planned == nullptr || planned->num_buffers() < needed_buffers)) {
     return fail(Error::InvalidArgument, "method %s needs %zu planned memory buffers but the memory manager has %zu",
                 name, needed_buffers, planned ? planned->num_buffers() : size_t(0));
@@ -101,18 +100,10 @@ Error MethodState::parse_values(MemoryManager* mm) {
   for (size_t i = 0; i < nv; ++i) {
     const auto* v = (*plan->values())[i];
     switch (v->val_type()) {
-      case et_pte::KernelTypes::Null:
-        values[i] = EValue();
-        break;
-      case et_pte::KernelTypes::Int:
-        values[i] = EValue(static_cast<int64_t>(v->val_as_Int()->int_val()));
-        break;
-      case et_pte::KernelTypes::Bool:
-        values[i] = EValue(static_cast<bool>(v->val_as_Bool()->bool_val()));
-        break;
-      case et_pte::KernelTypes::Double:
-        values[i] = EValue(v->val_as_Double()->double_val());
-        break;
+      case et_pte::KernelTypes::Null: values[i] = EValue(); break;
+      case et_pte::KernelTypes::Int: values[i] = EValue(static_cast<int64_t>(v->val_as_Int()->int_val())); break;
+      case et_pte::KernelTypes::Bool: values[i] = EValue(static_cast<bool>(v->val_as_Bool()->bool_val())); break;
+      case et_pte::KernelTypes::Double: values[i] = EValue(v->val_as_Double()->double_val()); break;
       case et_pte::KernelTypes::String: {
         const auto* s = v->val_as_String()->string_val();
         values[i] = EValue(s->c_str(), s->size());
@@ -137,7 +128,8 @@ Error MethodState::parse_values(MemoryManager* mm) {
         for (int64_t it : *items) wrapped.push_back(&values[static_cast<size_t>(it)]);
         list_wrapped.push_back(std::move(wrapped));
         int_lists.emplace_back(items->size());
-        values[i] = EValue(BoxedEvalueList<int64_t>(list_wrapped.back().data(), int_lists.back().data(), items->size()));
+        values[i] =
+            EValue(BoxedEvalueList<int64_t>(list_wrapped.back().data(), int_lists.back().data(), items->size()));
         break;
       }
       case et_pte::KernelTypes::TensorList: {
@@ -146,7 +138,8 @@ Error MethodState::parse_values(MemoryManager* mm) {
         for (int32_t it : *items) wrapped.push_back(&values[static_cast<size_t>(it)]);
         list_wrapped.push_back(std::move(wrapped));
         tensor_lists.emplace_back(items->size());
-        values[i] = EValue(BoxedEvalueList<Tensor>(list_wrapped.back().data(), tensor_lists.back().data(), items->size()));
+        values[i] =
+            EValue(BoxedEvalueList<Tensor>(list_wrapped.back().data(), tensor_lists.back().data(), items->size()));
         break;
       }
       case et_pte::KernelTypes::OptionalTensorList: {
@@ -181,9 +174,10 @@ Error MethodState::parse_values(MemoryManager* mm) {
           const uint64_t off = uint64_t(a->memory_offset_low()) | (uint64_t(a->memory_offset_high()) << 32);
           uint8_t* p = planned ? planned->get_offset_address(a->memory_id() - 1, off, nbytes) : nullptr;
           if (p == nullptr) {
-            return fail(Error::InvalidArgument, "method %s: value %zu (%llu bytes at offset %llu of memory_id %u) "
-                        "does not fit the planned buffers given", name, i, (unsigned long long)nbytes,
-                        (unsigned long long)off, a->memory_id());
+            return fail(Error::InvalidArgument,
+                        "method %s: value %zu (%llu bytes at offset %llu of memory_id %u) "
+                        "does not fit the planned buffers given",
+                        name, i, (unsigned long long)nbytes, (unsigned long long)off, a->memory_id());
           }
           data = p;
           store->planned = true;
@@ -212,7 +206,8 @@ Error MethodState::parse_values(MemoryManager* mm) {
         }
         const size_t esize = executorch::aten::elementSize(static_cast<ScalarType>(t->scalar_type()));
         if (reinterpret_cast<uintptr_t>(data) % esize != 0) {
-          return fail(Error::InvalidProgram, "method %s: data of value %zu is not aligned to its element size", name, i);
+          return fail(Error::InvalidProgram, "method %s: data of value %zu is not aligned to its element size", name,
+                      i);
         }
         store->impl = TensorImpl(static_cast<ScalarType>(t->scalar_type()), static_cast<ssize_t>(rank),
                                  store->sizes.data(), data, store->dim_order.data(), store->strides.data(), dyn);
@@ -221,8 +216,7 @@ Error MethodState::parse_values(MemoryManager* mm) {
         tensors.push_back(std::move(store));
         break;
       }
-      default:
-        return fail(Error::InvalidProgram, "value %zu has an unknown type", i);
+      default: return fail(Error::InvalidProgram, "value %zu has an unknown type", i);
     }
   }
   return Error::Ok;
@@ -245,13 +239,17 @@ Error MethodState::init_delegates() {
         if (backend == nullptr) {
           // A library that is there but does not load (a missing dependency such as libcublas) says why.
           const bool failed_load = load_err != Error::Ok && load_err != Error::NotFound && !load_why.empty();
-          return fail(Error::NotFound, "method %s uses backend %s, which is not registered: install the %s package "
-                      "(%s) next to libexecutorch, or load it with load_library()%s%s%s", name, id, c->package,
-                      c->library, failed_load ? " (" : "", failed_load ? load_why.c_str() : "", failed_load ? ")" : "");
+          return fail(Error::NotFound,
+                      "method %s uses backend %s, which is not registered: install the %s package "
+                      "(%s) next to libexecutorch, or load it with load_library()%s%s%s",
+                      name, id, c->package, c->library, failed_load ? " (" : "", failed_load ? load_why.c_str() : "",
+                      failed_load ? ")" : "");
         }
       } else {
-        return fail(Error::NotFound, "method %s uses backend %s, which is not registered and is not provided by any "
-                    "component of this SDK; load the library that provides it with load_library()", name, id);
+        return fail(Error::NotFound,
+                    "method %s uses backend %s, which is not registered and is not provided by any "
+                    "component of this SDK; load the library that provides it with load_library()",
+                    name, id);
       }
     }
     FreeableBuffer processed;
@@ -285,8 +283,7 @@ Error MethodState::init_delegates() {
                   why.empty() ? "" : ": ", why.c_str());
     }
     clear_last_error();  // so the message below is the backend's own, not a stale one
-    Result<DelegateHandle*> handle =
-        backend->init(ctx, &processed, ArrayRef<CompileSpec>(specs.data(), specs.size()));
+    Result<DelegateHandle*> handle = backend->init(ctx, &processed, ArrayRef<CompileSpec>(specs.data(), specs.size()));
     processed.Free();
     if (!handle.ok()) {
       const std::string why = *last_error_message() != '\0' ? last_error_message() : "no reason given";
@@ -343,8 +340,9 @@ Error MethodState::resolve_instructions() {
     const ComponentInfo* c = component_for_operator(missing[0].c_str());
     std::string hint;
     if (c == nullptr) {
-      hint = "they are not provided by this SDK: load the custom-kernel library that registers them with "
-             "load_library()";
+      hint =
+          "they are not provided by this SDK: load the custom-kernel library that registers them with "
+          "load_library()";
     } else if (component_loaded(c->name)) {
       hint = std::string("the installed ") + c->package + " package does not implement them";
     } else {
@@ -395,8 +393,7 @@ Error MethodState::resolve_instructions() {
           instr.kind = InstrKind::Free;
           instr.a = static_cast<size_t>(in->instr_args_as_FreeCall()->value_index());
           break;
-        default:
-          return fail(Error::InvalidProgram, "unknown instruction kind");
+        default: return fail(Error::InvalidProgram, "unknown instruction kind");
       }
       chains[ci].push_back(std::move(instr));
     }
@@ -416,8 +413,10 @@ Error MethodState::run_instruction(size_t chain, size_t& pc) {
         if (*why != '\0')
           return fail(ctx.failure_state(), "method %s: operator %s failed at instruction %zu: %s", name,
                       op_names[in.op_index].c_str(), pc, why);
-        return fail(ctx.failure_state(), "method %s: operator %s failed at instruction %zu (the kernel gave no "
-                    "reason)", name, op_names[in.op_index].c_str(), pc);
+        return fail(ctx.failure_state(),
+                    "method %s: operator %s failed at instruction %zu (the kernel gave no "
+                    "reason)",
+                    name, op_names[in.op_index].c_str(), pc);
       }
       ++pc;
       return Error::Ok;
@@ -521,8 +520,8 @@ Error Method::get_outputs(EValue* output_evalues, size_t length) {
 Error Method::set_input(const EValue& input, size_t input_idx) {
   auto& st = *state_;
   if (input_idx >= st.inputs.size()) {
-    return fail(Error::InvalidArgument, "method %s takes %zu inputs; there is no input %zu", st.name,
-                st.inputs.size(), input_idx);
+    return fail(Error::InvalidArgument, "method %s takes %zu inputs; there is no input %zu", st.name, st.inputs.size(),
+                input_idx);
   }
   EValue& target = st.values[st.inputs[input_idx]];
   if (target.isTensor()) {
@@ -532,7 +531,8 @@ Error Method::set_input(const EValue& input, size_t input_idx) {
     }
     const Tensor& src = input.toTensor();
     Tensor dst = target.toTensor();
-    if (src.unsafeGetTensorImpl() == nullptr) return fail(Error::InvalidArgument, "input %zu is a null tensor", input_idx);
+    if (src.unsafeGetTensorImpl() == nullptr)
+      return fail(Error::InvalidArgument, "input %zu is a null tensor", input_idx);
     if (src.scalar_type() != dst.scalar_type()) {
       return fail(Error::InvalidArgument, "method %s input %zu must have dtype %s, got %s", st.name, input_idx,
                   executorch::aten::toString(dst.scalar_type()), executorch::aten::toString(src.scalar_type()));
@@ -573,8 +573,10 @@ Error Method::set_input(const EValue& input, size_t input_idx) {
                       (target.isDouble() && input.isDouble() &&
                        std::fabs(target.toDouble() - input.toDouble()) <= 1e-4 + 1e-5 * std::fabs(target.toDouble()));
     if (!same) {
-      return fail(Error::InvalidArgument, "method %s input %zu is a %s fixed when the program was exported; pass the "
-                  "same value", st.name, input_idx, tag_to_string(target.tag));
+      return fail(Error::InvalidArgument,
+                  "method %s input %zu is a %s fixed when the program was exported; pass the "
+                  "same value",
+                  st.name, input_idx, tag_to_string(target.tag));
     }
   } else if (!(target.isNone() && input.isNone())) {
     return fail(Error::InvalidArgument, "method %s input %zu must be a %s, got %s", st.name, input_idx,

@@ -38,7 +38,8 @@ Result<TensorInfo> tensor_info(const et_pte::EValue* v, const char* what, size_t
     return fail(Error::InvalidArgument, "%s %zu is not a tensor", what, index);
   }
   const auto* t = v->val_as_Tensor();
-  ArrayRef<int32_t> sizes = t->sizes() ? ArrayRef<int32_t>(t->sizes()->data(), t->sizes()->size()) : ArrayRef<int32_t>();
+  ArrayRef<int32_t> sizes =
+      t->sizes() ? ArrayRef<int32_t>(t->sizes()->data(), t->sizes()->size()) : ArrayRef<int32_t>();
   ArrayRef<uint8_t> order =
       t->dim_order() ? ArrayRef<uint8_t>(t->dim_order()->data(), t->dim_order()->size()) : ArrayRef<uint8_t>();
   return TensorInfo(sizes, order, static_cast<executorch::aten::ScalarType>(t->scalar_type()),

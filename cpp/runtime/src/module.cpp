@@ -13,8 +13,8 @@ namespace executorch {
 namespace extension {
 namespace module {
 
-using executorch::runtime::EValue;
 using executorch::runtime::Error;
+using executorch::runtime::EValue;
 using executorch::runtime::Method;
 using executorch::runtime::MethodMeta;
 using executorch::runtime::Program;
@@ -29,9 +29,7 @@ Module::Module(std::unique_ptr<executorch::runtime::DataLoader> data_loader) : d
   executorch::runtime::runtime_init();
 }
 
-Module::Module(std::shared_ptr<Program> program) : program_(std::move(program)) {
-  executorch::runtime::runtime_init();
-}
+Module::Module(std::shared_ptr<Program> program) : program_(std::move(program)) { executorch::runtime::runtime_init(); }
 
 Module::~Module() {
   methods_.clear();  // methods before the program and the loader they read from
@@ -46,10 +44,9 @@ Error Module::load(Program::Verification verification) {
       if (!loader.ok()) return loader.error();
       data_loader_ = std::make_unique<FileDataLoader>(std::move(*loader));
     } else {
-      const auto mlock = load_mode_ == LoadMode::Mmap ? MmapDataLoader::MlockConfig::NoMlock
-                         : load_mode_ == LoadMode::MmapUseMlock
-                             ? MmapDataLoader::MlockConfig::UseMlock
-                             : MmapDataLoader::MlockConfig::UseMlockIgnoreErrors;
+      const auto mlock = load_mode_ == LoadMode::Mmap           ? MmapDataLoader::MlockConfig::NoMlock
+                         : load_mode_ == LoadMode::MmapUseMlock ? MmapDataLoader::MlockConfig::UseMlock
+                                                                : MmapDataLoader::MlockConfig::UseMlockIgnoreErrors;
       Result<MmapDataLoader> loader = MmapDataLoader::from(file_path_.c_str(), mlock);
       if (!loader.ok()) return loader.error();
       data_loader_ = std::make_unique<MmapDataLoader>(std::move(*loader));
@@ -114,13 +111,13 @@ Error Module::set_input(const std::string& method_name, const EValue& input_valu
 Error Module::set_inputs(const std::string& method_name, const std::vector<EValue>& input_values) {
   Result<MethodHolder*> m = loaded_method(method_name);
   if (!m.ok()) return m.error();
-  return (*m)->method->set_inputs(
-      executorch::runtime::ArrayRef<EValue>(input_values.data(), input_values.size()));
+  return (*m)->method->set_inputs(executorch::runtime::ArrayRef<EValue>(input_values.data(), input_values.size()));
 }
 
 Result<std::vector<EValue>> Module::execute(const std::string& method_name, const std::vector<EValue>& input_values) {
   Result<std::vector<EValue>> out = run(method_name, input_values);
-  if (!out.ok()) ET_LOG(Error, "Module::execute(\"%s\"): %s", method_name.c_str(), executorch::runtime::last_error_message());
+  if (!out.ok())
+    ET_LOG(Error, "Module::execute(\"%s\"): %s", method_name.c_str(), executorch::runtime::last_error_message());
   return out;
 }
 

@@ -33,18 +33,20 @@ Error register_kernels(Span<const Kernel> kernels) {
   for (size_t i = 0; i < kernels.size(); ++i) {
     const Kernel& k = kernels[i];
     if (k.name_ == nullptr || k.op_ == nullptr || std::strlen(k.name_) > kMaxNameLength) {
-      return internal::fail(Error::InvalidArgument, "kernel %zu of the batch has no name, no function or a name "
-                            "longer than %zu characters", i, kMaxNameLength);
+      return internal::fail(Error::InvalidArgument,
+                            "kernel %zu of the batch has no name, no function or a name "
+                            "longer than %zu characters",
+                            i, kMaxNameLength);
     }
     if (r.kernels.count(k.name_) != 0) {
       return internal::fail(Error::RegistrationAlreadyRegistered,
                             "operator %s is already registered (is a second kernel library loaded?); the batch "
-                            "was not registered", k.name_);
+                            "was not registered",
+                            k.name_);
     }
     for (size_t j = 0; j < i; ++j) {
       if (std::strcmp(kernels[j].name_, k.name_) == 0) {
-        return internal::fail(Error::RegistrationAlreadyRegistered, "operator %s appears twice in one batch",
-                              k.name_);
+        return internal::fail(Error::RegistrationAlreadyRegistered, "operator %s appears twice in one batch", k.name_);
       }
     }
   }

@@ -34,8 +34,7 @@ executorch::runtime::Result<std::unique_ptr<PlannedMemory>> PlannedMemory::creat
   if (temp == nullptr) return fail(Error::MemoryAllocationFailed, "cannot allocate temporary memory");
   m->planned_ = std::make_unique<executorch::runtime::HierarchicalAllocator>(
       executorch::runtime::Span<executorch::runtime::Span<uint8_t>>(m->spans_.data(), m->spans_.size()));
-  m->temp_allocator_ =
-      std::make_unique<executorch::runtime::MemoryAllocator>(static_cast<uint32_t>(temp_bytes), temp);
+  m->temp_allocator_ = std::make_unique<executorch::runtime::MemoryAllocator>(static_cast<uint32_t>(temp_bytes), temp);
   m->manager_ =
       std::make_unique<executorch::runtime::MemoryManager>(nullptr, m->planned_.get(), m->temp_allocator_.get());
   return m;

@@ -85,8 +85,7 @@ void et_view(KernelRuntimeContext& ctx, Span<EValue*> args) {
   const Tensor& self = args[0]->toTensor();
   Tensor out = args[2]->toTensor();
   auto size = args[1]->toIntList();
-  if (static_cast<ssize_t>(size.size()) != out.dim() || out.scalar_type() != self.scalar_type() ||
-      size.size() > 16) {
+  if (static_cast<ssize_t>(size.size()) != out.dim() || out.scalar_type() != self.scalar_type() || size.size() > 16) {
     return ctx.fail(Error::InvalidArgument);
   }
   executorch::aten::SizesType sizes[16];
@@ -103,13 +102,13 @@ void et_view(KernelRuntimeContext& ctx, Span<EValue*> args) {
   out.set_data(self.mutable_data_ptr());
 }
 
-#define ET_BIN(name, int_expr, dbl_expr)                                                              \
-  Kernel("executorch_prim::" name ".Scalar", [](KernelRuntimeContext& ctx, Span<EValue*> args) {     \
-    binary_scalar(                                                                                   \
-        ctx, args, [](int64_t a, int64_t b, int64_t* r) { return int_expr; },                        \
-        [](double a, double b) { return dbl_expr; });                                                \
+#define ET_BIN(name, int_expr, dbl_expr)                                                         \
+  Kernel("executorch_prim::" name ".Scalar", [](KernelRuntimeContext& ctx, Span<EValue*> args) { \
+    binary_scalar(                                                                               \
+        ctx, args, [](int64_t a, int64_t b, int64_t* r) { return int_expr; },                    \
+        [](double a, double b) { return dbl_expr; });                                            \
   })
-#define ET_CMP(name, op)                                                                          \
+#define ET_CMP(name, op)                                                                         \
   Kernel("executorch_prim::" name ".Scalar", [](KernelRuntimeContext& ctx, Span<EValue*> args) { \
     compare_scalar(ctx, args, [](double a, double b) { return a op b; });                        \
   })
@@ -120,7 +119,7 @@ const Kernel kPrimOps[] = {
     Kernel("aten::_local_scalar_dense", local_scalar_dense),
     ET_BIN("add", !__builtin_add_overflow(a, b, r), a + b),
     ET_BIN("sub", !__builtin_sub_overflow(a, b, r), a - b),
-    ET_BIN("mul", !__builtin_mul_overflow(a, b, r), a * b),
+    ET_BIN("mul", !__builtin_mul_overflow(a, b, r), a* b),
     ET_BIN("floordiv", (b != 0 && !(a == INT64_MIN && b == -1)) && ((*r = floor_div(a, b)), true), std::floor(a / b)),
     ET_BIN("mod", (b != 0 && !(a == INT64_MIN && b == -1)) && ((*r = a - floor_div(a, b) * b), true),
            a - std::floor(a / b) * b),

@@ -122,8 +122,9 @@ struct Checker {
     }
     const uint64_t size = segment_size(sub->segment_index());
     for (uint64_t off : *sub->offsets()) {
-      if (off > size) ET_BAD("%s offset %llu is past its segment (%llu bytes)", what, (unsigned long long)off,
-                             (unsigned long long)size);
+      if (off > size)
+        ET_BAD("%s offset %llu is past its segment (%llu bytes)", what, (unsigned long long)off,
+               (unsigned long long)size);
     }
     return Error::Ok;
   }
@@ -164,8 +165,7 @@ struct Checker {
     if (t->extra_tensor_info() != nullptr &&
         t->extra_tensor_info()->location() == et_pte::TensorDataLocation::EXTERNAL) {
       return fail(Error::NotSupported,
-                  "value %zu: tensor data stored outside the .pte (a .ptd file) is not supported by this runtime",
-                  vi);
+                  "value %zu: tensor data stored outside the .pte (a .ptd file) is not supported by this runtime", vi);
     }
     const uint32_t idx = t->data_buffer_idx();
     if (t->allocation_info() != nullptr) {
@@ -217,18 +217,14 @@ struct Checker {
         ET_BAD("%s: value %zu has no payload", name, vi);
       }
       switch (v->val_type()) {
-        case et_pte::KernelTypes::Null:
-          break;
+        case et_pte::KernelTypes::Null: break;
         case et_pte::KernelTypes::Int:
         case et_pte::KernelTypes::Bool:
-        case et_pte::KernelTypes::Double:
-          break;
+        case et_pte::KernelTypes::Double: break;
         case et_pte::KernelTypes::String:
           if (v->val_as_String()->string_val() == nullptr) ET_BAD("%s: string value %zu is empty", name, vi);
           break;
-        case et_pte::KernelTypes::Tensor:
-          ET_CHECK_OK_OR_RETURN_ERROR(check_tensor(v->val_as_Tensor(), vi));
-          break;
+        case et_pte::KernelTypes::Tensor: ET_CHECK_OK_OR_RETURN_ERROR(check_tensor(v->val_as_Tensor(), vi)); break;
         case et_pte::KernelTypes::IntList: {
           const auto* items = v->val_as_IntList()->items();
           if (items == nullptr || !aligned(items)) ET_BAD("%s: value %zu: int list is missing or misaligned", name, vi);
@@ -262,15 +258,14 @@ struct Checker {
           if (items == nullptr) ET_BAD("%s: value %zu: optional tensor list without items", name, vi);
           for (int32_t it : *items) {
             if (it == -1) continue;
-            if (!in_range(it) || !(is_type(plan, it, et_pte::KernelTypes::Tensor) ||
-                                   is_type(plan, it, et_pte::KernelTypes::Null))) {
+            if (!in_range(it) ||
+                !(is_type(plan, it, et_pte::KernelTypes::Tensor) || is_type(plan, it, et_pte::KernelTypes::Null))) {
               ET_BAD("%s: value %zu: optional tensor list item %d is not a Tensor or None", name, vi, it);
             }
           }
           break;
         }
-        default:
-          ET_BAD("%s: value %zu has unknown type %d", name, vi, int(v->val_type()));
+        default: ET_BAD("%s: value %zu has unknown type %d", name, vi, int(v->val_type()));
       }
     }
     for (const auto* list : {plan->inputs(), plan->outputs()}) {
@@ -299,8 +294,8 @@ struct Checker {
           ET_BAD("%s: delegate %zu refers to missing inline data %u", name, i, ref->index());
         }
       } else if (ref->location() == et_pte::DataLocation::SEGMENT) {
-        if (ref->index() >= num_segments()) ET_BAD("%s: delegate %zu refers to missing segment %u", name, i,
-                                                   ref->index());
+        if (ref->index() >= num_segments())
+          ET_BAD("%s: delegate %zu refers to missing segment %u", name, i, ref->index());
       } else {
         ET_BAD("%s: delegate %zu has unknown data location", name, i);
       }
@@ -395,8 +390,7 @@ struct Checker {
             }
             break;
           }
-          default:
-            ET_BAD("%s: instruction %zu has unknown kind %d", name, ii, int(ins->instr_args_type()));
+          default: ET_BAD("%s: instruction %zu has unknown kind %d", name, ii, int(ins->instr_args_type()));
         }
       }
     }

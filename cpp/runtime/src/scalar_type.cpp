@@ -20,29 +20,23 @@ size_t elementSize(ScalarType t) {
     case ScalarType::Float8_e5m2:
     case ScalarType::Float8_e4m3fn:
     case ScalarType::Float8_e5m2fnuz:
-    case ScalarType::Float8_e4m3fnuz:
-      return 1;
+    case ScalarType::Float8_e4m3fnuz: return 1;
     case ScalarType::Short:
     case ScalarType::Half:
     case ScalarType::BFloat16:
     case ScalarType::Bits16:
-    case ScalarType::UInt16:
-      return 2;
+    case ScalarType::UInt16: return 2;
     case ScalarType::Int:
     case ScalarType::Float:
     case ScalarType::QInt32:
     case ScalarType::UInt32:
-    case ScalarType::ComplexHalf:
-      return 4;
+    case ScalarType::ComplexHalf: return 4;
     case ScalarType::Long:
     case ScalarType::Double:
     case ScalarType::UInt64:
-    case ScalarType::ComplexFloat:
-      return 8;
-    case ScalarType::ComplexDouble:
-      return 16;
-    default:
-      return 0;
+    case ScalarType::ComplexFloat: return 8;
+    case ScalarType::ComplexDouble: return 16;
+    default: return 0;
   }
 }
 

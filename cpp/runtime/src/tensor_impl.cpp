@@ -8,7 +8,12 @@ namespace etensor {
 
 TensorImpl::TensorImpl(ScalarType type, ssize_t dim, SizesType* sizes, void* data, DimOrderType* dim_order,
                        StridesType* strides, TensorShapeDynamism dynamism)
-    : type_(type), dim_(dim), sizes_(sizes), dim_order_(dim_order), strides_(strides), data_(data),
+    : type_(type),
+      dim_(dim),
+      sizes_(sizes),
+      dim_order_(dim_order),
+      strides_(strides),
+      data_(data),
       dynamism_(dynamism) {
   ssize_t n = 1;
   for (ssize_t i = 0; i < dim_; ++i) n *= sizes_[i];

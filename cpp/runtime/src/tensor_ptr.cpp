@@ -110,7 +110,8 @@ Error resize_tensor_ptr(TensorPtr& tensor, const std::vector<SizesType>& sizes) 
 
 TensorPtr clone_tensor_ptr(const Tensor& tensor) {
   std::vector<uint8_t> bytes(tensor.nbytes());
-  if (!bytes.empty() && tensor.const_data_ptr() != nullptr) std::memcpy(bytes.data(), tensor.const_data_ptr(), bytes.size());
+  if (!bytes.empty() && tensor.const_data_ptr() != nullptr)
+    std::memcpy(bytes.data(), tensor.const_data_ptr(), bytes.size());
   return make_tensor_ptr(tensor.sizes().vec(), std::move(bytes), tensor.dim_order().vec(), {}, tensor.scalar_type(),
                          tensor.shape_dynamism());
 }
@@ -123,12 +124,32 @@ TensorPtr full(std::vector<SizesType> sizes, double fill_value, ScalarType type)
   for (size_t i = 0; i < numel; ++i) {
     uint8_t* p = bytes.data() + i * es;
     switch (type) {
-      case ScalarType::Float: { float v = static_cast<float>(fill_value); std::memcpy(p, &v, 4); break; }
+      case ScalarType::Float: {
+        float v = static_cast<float>(fill_value);
+        std::memcpy(p, &v, 4);
+        break;
+      }
       case ScalarType::Double: std::memcpy(p, &fill_value, 8); break;
-      case ScalarType::Long: { int64_t v = static_cast<int64_t>(fill_value); std::memcpy(p, &v, 8); break; }
-      case ScalarType::Int: { int32_t v = static_cast<int32_t>(fill_value); std::memcpy(p, &v, 4); break; }
-      case ScalarType::Short: { int16_t v = static_cast<int16_t>(fill_value); std::memcpy(p, &v, 2); break; }
-      case ScalarType::Char: { int8_t v = static_cast<int8_t>(fill_value); std::memcpy(p, &v, 1); break; }
+      case ScalarType::Long: {
+        int64_t v = static_cast<int64_t>(fill_value);
+        std::memcpy(p, &v, 8);
+        break;
+      }
+      case ScalarType::Int: {
+        int32_t v = static_cast<int32_t>(fill_value);
+        std::memcpy(p, &v, 4);
+        break;
+      }
+      case ScalarType::Short: {
+        int16_t v = static_cast<int16_t>(fill_value);
+        std::memcpy(p, &v, 2);
+        break;
+      }
+      case ScalarType::Char: {
+        int8_t v = static_cast<int8_t>(fill_value);
+        std::memcpy(p, &v, 1);
+        break;
+      }
       case ScalarType::Byte: *p = static_cast<uint8_t>(fill_value); break;
       case ScalarType::Bool: *p = fill_value != 0.0 ? 1 : 0; break;
       default:

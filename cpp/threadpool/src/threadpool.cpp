@@ -132,9 +132,9 @@ struct ThreadPool::Impl {
 
   // The live run.
   std::atomic<const std::function<void(size_t)>*> fn{nullptr};
-  std::atomic<size_t> range{0};     // items of the run
-  std::atomic<size_t> per_unit{1};  // items per claimable unit (> 1 only for more than kMaxUnits items)
-  std::atomic<uint64_t> work{0};    // (next unit << 32) | units
+  std::atomic<size_t> range{0};      // items of the run
+  std::atomic<size_t> per_unit{1};   // items per claimable unit (> 1 only for more than kMaxUnits items)
+  std::atomic<uint64_t> work{0};     // (next unit << 32) | units
   std::atomic<uint64_t> pending{0};  // units not finished yet
 
   // Sleeping and waking.

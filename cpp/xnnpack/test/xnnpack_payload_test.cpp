@@ -26,8 +26,8 @@ using executorch::runtime::Error;
 namespace xs = etxnn::schema;
 
 struct Blob {
-  size_t at = 0;       // offset of the XH00 header in the file
-  size_t fb = 0;       // offset of the flatbuffer in the file
+  size_t at = 0;  // offset of the XH00 header in the file
+  size_t fb = 0;  // offset of the flatbuffer in the file
   uint32_t fb_size = 0;
 };
 
@@ -50,7 +50,7 @@ bool find_blob(const std::vector<uint8_t>& b, Blob* out) {
   return false;
 }
 
-std::string g_dir;                // the fixtures directory argument
+std::string g_dir;                 // the fixtures directory argument
 std::vector<std::string> g_names;  // the fixtures to damage
 
 struct Fixture {
@@ -128,8 +128,14 @@ TEST(XnnpackPayload, RandomFlipsNeverCrash) {
 
 void targeted_damage(const std::vector<uint8_t>& file, const Blob& blob, const std::string& name) {
   const std::string p = name + ": ";
-  damaged(file, blob, p + "header magic", [&](std::vector<uint8_t>& b, xs::Graph*) { b[blob.at + 7] = '9'; return true; });
-  damaged(file, blob, p + "flatbuffer identifier", [&](std::vector<uint8_t>& b, xs::Graph*) { b[blob.fb + 7] = '9'; return true; });
+  damaged(file, blob, p + "header magic", [&](std::vector<uint8_t>& b, xs::Graph*) {
+    b[blob.at + 7] = '9';
+    return true;
+  });
+  damaged(file, blob, p + "flatbuffer identifier", [&](std::vector<uint8_t>& b, xs::Graph*) {
+    b[blob.fb + 7] = '9';
+    return true;
+  });
   damaged(file, blob, p + "flatbuffer size beyond the blob", [&](std::vector<uint8_t>& b, xs::Graph*) {
     const uint32_t big = 0x7FFFFFF0u;
     std::memcpy(&b[blob.at + 14], &big, 4);
@@ -154,7 +160,8 @@ void targeted_damage(const std::vector<uint8_t>& file, const Blob& blob, const s
     auto* nodes = g->mutable_xnodes();
     for (flatbuffers::uoffset_t i = 0; i < nodes->size(); ++i) {
       auto* n = nodes->GetMutableObject(i);
-      if (auto* fc = const_cast<xs::FullyConnectedNode*>(n->node_as_FullyConnected())) return fc->mutate_filter_id(9999);
+      if (auto* fc = const_cast<xs::FullyConnectedNode*>(n->node_as_FullyConnected()))
+        return fc->mutate_filter_id(9999);
       if (auto* c = const_cast<xs::ConvNode*>(n->node_as_Conv2d())) return c->mutate_filter_id(9999);
     }
     return false;
@@ -163,7 +170,8 @@ void targeted_damage(const std::vector<uint8_t>& file, const Blob& blob, const s
     auto* nodes = g->mutable_xnodes();
     for (flatbuffers::uoffset_t i = 0; i < nodes->size(); ++i) {
       auto* n = nodes->GetMutableObject(i);
-      if (auto* fc = const_cast<xs::FullyConnectedNode*>(n->node_as_FullyConnected())) return fc->mutate_output_id(123456);
+      if (auto* fc = const_cast<xs::FullyConnectedNode*>(n->node_as_FullyConnected()))
+        return fc->mutate_output_id(123456);
       if (auto* c = const_cast<xs::ConvNode*>(n->node_as_Conv2d())) return c->mutate_output_id(123456);
     }
     return false;
@@ -217,9 +225,8 @@ void targeted_damage(const std::vector<uint8_t>& file, const Blob& blob, const s
     }
     return false;
   });
-  damaged(file, blob, p + "num_externs too large", [](std::vector<uint8_t>&, xs::Graph* g) {
-    return g->mutate_num_externs(100000);
-  });
+  damaged(file, blob, p + "num_externs too large",
+          [](std::vector<uint8_t>&, xs::Graph* g) { return g->mutate_num_externs(100000); });
   damaged(file, blob, p + "quantized dtype", [](std::vector<uint8_t>&, xs::Graph* g) {
     auto* values = g->mutable_xvalues();
     for (flatbuffers::uoffset_t i = 0; i < values->size(); ++i) {

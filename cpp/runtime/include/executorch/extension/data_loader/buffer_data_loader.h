@@ -11,8 +11,8 @@ namespace extension {
 class EXECUTORCH_API BufferDataLoader final : public executorch::runtime::DataLoader {
  public:
   BufferDataLoader(const void* data, size_t size) : data_(static_cast<const uint8_t*>(data)), size_(size) {}
-  executorch::runtime::Result<executorch::runtime::FreeableBuffer> load(
-      size_t offset, size_t size, const SegmentInfo& segment_info) const override;
+  executorch::runtime::Result<executorch::runtime::FreeableBuffer> load(size_t offset, size_t size,
+                                                                        const SegmentInfo& segment_info) const override;
   executorch::runtime::Result<size_t> size() const override { return size_; }
 
  private:

@@ -14,8 +14,8 @@ class EXECUTORCH_API FileDataLoader final : public executorch::runtime::DataLoad
   FileDataLoader(FileDataLoader&& o) noexcept;
   FileDataLoader& operator=(FileDataLoader&&) = delete;
   ~FileDataLoader() override;
-  executorch::runtime::Result<executorch::runtime::FreeableBuffer> load(
-      size_t offset, size_t size, const SegmentInfo& segment_info) const override;
+  executorch::runtime::Result<executorch::runtime::FreeableBuffer> load(size_t offset, size_t size,
+                                                                        const SegmentInfo& segment_info) const override;
   executorch::runtime::Result<size_t> size() const override;
 
  private:

@@ -16,8 +16,8 @@ class EXECUTORCH_API MmapDataLoader final : public executorch::runtime::DataLoad
   MmapDataLoader(MmapDataLoader&& o) noexcept;
   MmapDataLoader& operator=(MmapDataLoader&&) = delete;
   ~MmapDataLoader() override;
-  executorch::runtime::Result<executorch::runtime::FreeableBuffer> load(
-      size_t offset, size_t size, const SegmentInfo& segment_info) const override;
+  executorch::runtime::Result<executorch::runtime::FreeableBuffer> load(size_t offset, size_t size,
+                                                                        const SegmentInfo& segment_info) const override;
   executorch::runtime::Result<size_t> size() const override;
 
  private:

@@ -19,8 +19,8 @@ class EXECUTORCH_API PlannedMemory {
   static constexpr size_t kDefaultTempBytes = size_t(16) << 20;
 
   // MemoryAllocationFailed when an arena cannot be allocated.
-  static executorch::runtime::Result<std::unique_ptr<PlannedMemory>> create(
-      const executorch::runtime::MethodMeta& meta, size_t temp_bytes = kDefaultTempBytes);
+  static executorch::runtime::Result<std::unique_ptr<PlannedMemory>> create(const executorch::runtime::MethodMeta& meta,
+                                                                            size_t temp_bytes = kDefaultTempBytes);
 
   PlannedMemory(const PlannedMemory&) = delete;
   PlannedMemory& operator=(const PlannedMemory&) = delete;

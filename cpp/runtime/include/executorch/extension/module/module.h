@@ -33,9 +33,8 @@ class EXECUTORCH_API Module {
   Module& operator=(Module&&) = delete;
   ~Module();
 
-  executorch::runtime::Error load(
-      executorch::runtime::Program::Verification verification =
-          executorch::runtime::Program::Verification::InternalConsistency);
+  executorch::runtime::Error load(executorch::runtime::Program::Verification verification =
+                                      executorch::runtime::Program::Verification::InternalConsistency);
   bool is_loaded() const { return program_ != nullptr; }
   std::shared_ptr<executorch::runtime::Program> program() const { return program_; }
 

@@ -74,7 +74,7 @@ TensorPtr make_tensor_ptr(T scalar) {
 
 // Resizes a DYNAMIC_BOUND tensor within its bound.
 EXECUTORCH_API executorch::runtime::Error resize_tensor_ptr(TensorPtr& tensor,
-                                                             const std::vector<executorch::aten::SizesType>& sizes);
+                                                            const std::vector<executorch::aten::SizesType>& sizes);
 // Deep copy (owning).
 EXECUTORCH_API TensorPtr clone_tensor_ptr(const executorch::aten::Tensor& tensor);
 inline TensorPtr clone_tensor_ptr(const TensorPtr& tensor) { return clone_tensor_ptr(*tensor); }

@@ -38,8 +38,7 @@ ArrayRef<int64_t> BoxedEvalueList<int64_t>::get() const;
 template <>
 ArrayRef<executorch::aten::Tensor> BoxedEvalueList<executorch::aten::Tensor>::get() const;
 template <>
-ArrayRef<std::optional<executorch::aten::Tensor>> BoxedEvalueList<std::optional<executorch::aten::Tensor>>::get()
-    const;
+ArrayRef<std::optional<executorch::aten::Tensor>> BoxedEvalueList<std::optional<executorch::aten::Tensor>>::get() const;
 
 // A tagged value: what instructions read and write, and what methods take and return.
 struct EValue {
@@ -160,21 +159,37 @@ struct EValue {
 };
 
 template <>
-inline int64_t EValue::to<int64_t>() const { return toInt(); }
+inline int64_t EValue::to<int64_t>() const {
+  return toInt();
+}
 template <>
-inline double EValue::to<double>() const { return toDouble(); }
+inline double EValue::to<double>() const {
+  return toDouble();
+}
 template <>
-inline bool EValue::to<bool>() const { return toBool(); }
+inline bool EValue::to<bool>() const {
+  return toBool();
+}
 template <>
-inline executorch::aten::Tensor EValue::to<executorch::aten::Tensor>() const { return toTensor(); }
+inline executorch::aten::Tensor EValue::to<executorch::aten::Tensor>() const {
+  return toTensor();
+}
 template <>
-inline ArrayRef<int64_t> EValue::to<ArrayRef<int64_t>>() const { return toIntList(); }
+inline ArrayRef<int64_t> EValue::to<ArrayRef<int64_t>>() const {
+  return toIntList();
+}
 template <>
-inline ArrayRef<double> EValue::to<ArrayRef<double>>() const { return toDoubleList(); }
+inline ArrayRef<double> EValue::to<ArrayRef<double>>() const {
+  return toDoubleList();
+}
 template <>
-inline ArrayRef<bool> EValue::to<ArrayRef<bool>>() const { return toBoolList(); }
+inline ArrayRef<bool> EValue::to<ArrayRef<bool>>() const {
+  return toBoolList();
+}
 template <>
-inline std::string_view EValue::to<std::string_view>() const { return toString(); }
+inline std::string_view EValue::to<std::string_view>() const {
+  return toString();
+}
 
 template <>
 inline ArrayRef<int64_t> BoxedEvalueList<int64_t>::get() const {
@@ -187,8 +202,8 @@ inline ArrayRef<executorch::aten::Tensor> BoxedEvalueList<executorch::aten::Tens
   return ArrayRef<executorch::aten::Tensor>(unwrapped_vals_, size_);
 }
 template <>
-inline ArrayRef<std::optional<executorch::aten::Tensor>>
-BoxedEvalueList<std::optional<executorch::aten::Tensor>>::get() const {
+inline ArrayRef<std::optional<executorch::aten::Tensor>> BoxedEvalueList<std::optional<executorch::aten::Tensor>>::get()
+    const {
   for (size_t i = 0; i < size_; ++i) {
     const EValue* v = wrapped_vals_[i];
     if (v == nullptr || v->isNone()) {

@@ -12,7 +12,8 @@ namespace runtime {
 class EXECUTORCH_API MemoryAllocator {
  public:
   static constexpr size_t kDefaultAlignment = alignof(void*);
-  MemoryAllocator(uint32_t size, uint8_t* base_address) : begin_(base_address), end_(base_address + size), cur_(base_address) {}
+  MemoryAllocator(uint32_t size, uint8_t* base_address)
+      : begin_(base_address), end_(base_address + size), cur_(base_address) {}
   virtual ~MemoryAllocator();
   // Returns null when the buffer is exhausted or alignment is not a power of two.
   virtual void* allocate(size_t size, size_t alignment = kDefaultAlignment);

@@ -81,8 +81,8 @@ using ::executorch::runtime::Result;
 }  // namespace torch
 
 // Evaluates an expression returning Error or Result and returns its error from the enclosing function if not Ok.
-#define ET_CHECK_OK_OR_RETURN_ERROR(expr)                                   \
-  do {                                                                      \
-    const ::executorch::runtime::Error et_err__ = (expr);                   \
-    if (et_err__ != ::executorch::runtime::Error::Ok) return et_err__;      \
+#define ET_CHECK_OK_OR_RETURN_ERROR(expr)                              \
+  do {                                                                 \
+    const ::executorch::runtime::Error et_err__ = (expr);              \
+    if (et_err__ != ::executorch::runtime::Error::Ok) return et_err__; \
   } while (0)

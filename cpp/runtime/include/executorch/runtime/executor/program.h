@@ -43,8 +43,7 @@ class EXECUTORCH_API Program final {
   // Loads a method: parses its values, places planned tensors in memory_manager's planned buffers, initialises
   // delegates and resolves kernels (loading component libraries on demand, see platform/components.h).
   Result<Method> load_method(const char* method_name, MemoryManager* memory_manager,
-                             EventTracer* event_tracer = nullptr,
-                             const NamedDataMap* named_data_map = nullptr) const;
+                             EventTracer* event_tracer = nullptr, const NamedDataMap* named_data_map = nullptr) const;
   // The program's own named data (null when it has none).
   const NamedDataMap* get_named_data_map() const;
 

@@ -20,10 +20,10 @@
 extern "C" {
 
 struct ExecutorchComponent {
-  uint32_t api_version;     // EXECUTORCH_COMPONENT_API_VERSION the component was built with
-  const char* name;         // short name: "kernels", "xnnpack"
-  const char* package;      // the package that ships it: "executorch-kernels"
-  const char* version;      // its release: "0.1.0"
+  uint32_t api_version;  // EXECUTORCH_COMPONENT_API_VERSION the component was built with
+  const char* name;      // short name: "kernels", "xnnpack"
+  const char* package;   // the package that ships it: "executorch-kernels"
+  const char* version;   // its release: "0.1.0"
   // What it provides, each list ending with a null pointer: operator namespaces ("aten" covers every aten::
   // operator) and backend ids ("XnnpackBackend").
   const char* const* operator_namespaces;

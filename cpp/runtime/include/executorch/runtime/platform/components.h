@@ -21,9 +21,9 @@ namespace runtime {
 // A component library: its short name, file name and the package that ships it (for an installed component, as
 // its descriptor says; for an absent one, as the SDK's catalog says).
 struct ComponentInfo {
-  const char* name;          // "kernels"
-  const char* library;       // "libexecutorch_kernels.so.0.1"
-  const char* package;       // "executorch-kernels"
+  const char* name;     // "kernels"
+  const char* library;  // "libexecutorch_kernels.so.0.1"
+  const char* package;  // "executorch-kernels"
 };
 
 // The component providing `op_name`'s namespace ("aten" for aten::add.out), or null when no installed component

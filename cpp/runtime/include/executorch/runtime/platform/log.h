@@ -20,11 +20,11 @@ EXECUTORCH_API void log_message(LogLevel level, const char* file, int line, cons
   ::executorch::runtime::log_message(::executorch::runtime::LogLevel::level, __FILE__, __LINE__, __VA_ARGS__)
 
 // Aborts the process with a message when an internal invariant is broken. Never used for input validation.
-#define ET_CHECK_MSG(cond, ...)                \
-  do {                                         \
-    if (!(cond)) {                             \
-      ET_LOG(Fatal, __VA_ARGS__);              \
-      std::abort();                            \
-    }                                          \
+#define ET_CHECK_MSG(cond, ...)   \
+  do {                            \
+    if (!(cond)) {                \
+      ET_LOG(Fatal, __VA_ARGS__); \
+      std::abort();               \
+    }                             \
   } while (0)
 #define ET_CHECK(cond) ET_CHECK_MSG(cond, "check failed: %s", #cond)

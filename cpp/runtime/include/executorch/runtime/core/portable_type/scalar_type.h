@@ -62,9 +62,11 @@ inline bool isValid(ScalarType t) {
 
 template <typename T>
 struct CppTypeToScalarType;
-#define ET_CPP_TO_SCALAR(cpp, st) \
-  template <>                     \
-  struct CppTypeToScalarType<cpp> { static constexpr ScalarType value = ScalarType::st; };
+#define ET_CPP_TO_SCALAR(cpp, st)                       \
+  template <>                                           \
+  struct CppTypeToScalarType<cpp> {                     \
+    static constexpr ScalarType value = ScalarType::st; \
+  };
 ET_CPP_TO_SCALAR(uint8_t, Byte)
 ET_CPP_TO_SCALAR(int8_t, Char)
 ET_CPP_TO_SCALAR(int16_t, Short)
