@@ -2,8 +2,9 @@
 // The delegate's in-memory form of one XNNPACK payload: values (tensors) and nodes, resolved to dense indices
 // and checked once at init, plus the per-call state of the interpreter.
 //
-// Every node runs on the delegate's own fp32 NHWC kernels (interpreter.cpp); the heavy ones on the GEMM shared
-// with libexecutorch_kernels (cpp/kernels/gemm), with weights packed once at init (see docs/xnnpack.md).
+// Every node runs on the delegate's own fp32 NHWC kernels, defined per node kind (reader, shape rule, kernel) in
+// nodes/*.cpp and found through node_table.h; the heavy ones on the GEMM shared with libexecutorch_kernels
+// (cpp/cpu), with weights packed once at init (see docs/xnnpack.md).
 #include <cmath>
 #include <cstdint>
 #include <mutex>

@@ -1,5 +1,6 @@
-// Reading an XNNPACK payload: the XH00 header, the flatbuffer (verified), values, constants and nodes. Every id,
-// index and size is checked here, so the interpreter never sees a dangling reference.
+// Reading an XNNPACK payload: the XH00 header, the flatbuffer (verified), values, constants and nodes (each kind's
+// parameters by its reader in node_def). Every id, index and size is checked here, so the interpreter never sees a
+// dangling reference.
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <executorch/runtime/platform/log.h>
 
 #include "graph.h"
+#include "node_table.h"
 
 namespace etxnn {
 
@@ -64,6 +66,48 @@ bool range_ok(uint64_t off, uint64_t size, uint64_t total) {
   uint64_t end = 0;
   return !__builtin_add_overflow(off, size, &end) && end <= total;
 }
+
+}  // namespace
+
+Error NodeReader::id(const Node& n, uint32_t raw, int* out, bool optional) const {
+  if (raw == kInvalidId && optional) {
+    *out = -1;
+    return Error::Ok;
+  }
+  auto it = ids_.find(raw);
+  if (it == ids_.end()) {
+    return fail(Error::InvalidProgram, "node %u (%s) refers to value id %u, which does not exist", n.index,
+                node_name(n.kind), raw);
+  }
+  *out = it->second;
+  return Error::Ok;
+}
+
+Error NodeReader::io(Node& n, std::initializer_list<uint32_t> ins, uint32_t outp) const {
+  for (uint32_t x : ins) {
+    int v = -1;
+    ET_CHECK_OK_OR_RETURN_ERROR(id(n, x, &v));
+    n.in[n.nin++] = v;
+  }
+  return id(n, outp, &n.out);
+}
+
+// The schema's union type tells these tables apart (node_def is looked up by it), so no node_as_ check.
+Error read_node1x1(const NodeReader& r, const schema::Node& xn, Node& n) {
+  const auto* p = static_cast<const schema::Node1x1*>(xn.node());
+  ET_CHECK_OK_OR_RETURN_ERROR(r.need(n, p));
+  n.flags = p->flags();
+  return r.io(n, {p->input_id()}, p->output_id());
+}
+
+Error read_node2x1(const NodeReader& r, const schema::Node& xn, Node& n) {
+  const auto* p = static_cast<const schema::Node2x1*>(xn.node());
+  ET_CHECK_OK_OR_RETURN_ERROR(r.need(n, p));
+  n.flags = p->flags();
+  return r.io(n, {p->input1_id(), p->input2_id()}, p->output_id());
+}
+
+namespace {
 
 #define ET_CHECK_OK_OR_RETURN(expr) \
   do {                              \
@@ -225,82 +269,6 @@ private:
     *out = g_->owned.back().data();
   }
 
-  // Resolves a serialized id to a value index; `optional` accepts the invalid id as "none" (-1).
-  Error id(const Node& n, uint32_t raw, int* out, bool optional = false) {
-    if (raw == kInvalidId && optional) {
-      *out = -1;
-      return Error::Ok;
-    }
-    auto it = ids_.find(raw);
-    if (it == ids_.end()) {
-      return fail(Error::InvalidProgram, "node %u (%s) refers to value id %u, which does not exist", n.index,
-                  node_name(n.kind), raw);
-    }
-    *out = it->second;
-    return Error::Ok;
-  }
-
-  Error io(Node& n, std::initializer_list<uint32_t> ins, uint32_t outp) {
-    for (uint32_t x : ins) {
-      int v = -1;
-      ET_CHECK_OK_OR_RETURN(id(n, x, &v));
-      n.in[n.nin++] = v;
-    }
-    return id(n, outp, &n.out);
-  }
-
-  template <typename T>
-  Error need(const Node& n, const T* t) {
-    if (t == nullptr) {
-      return fail(Error::InvalidProgram, "node %u (%s) has no parameters", n.index, node_name(n.kind));
-    }
-    return Error::Ok;
-  }
-
-  Error conv(Node& n, const schema::ConvNode* c) {
-    ET_CHECK_OK_OR_RETURN(need(n, c));
-    n.pad_t = c->padding_top(); n.pad_r = c->padding_right(); n.pad_b = c->padding_bottom(); n.pad_l = c->padding_left();
-    n.kh = c->kernel_height(); n.kw = c->kernel_width();
-    n.sh = c->subsampling_height(); n.sw = c->subsampling_width();
-    n.dh = c->dilation_height(); n.dw = c->dilation_width();
-    n.gic = c->group_input_channels(); n.goc = c->group_output_channels(); n.groups = c->groups();
-    n.adj_h = c->adjustment_height(); n.adj_w = c->adjustment_width();
-    n.flags = c->flags();
-    ET_CHECK_OK_OR_RETURN(io(n, {c->input1_id()}, c->output_id()));
-    ET_CHECK_OK_OR_RETURN(id(n, c->filter_id(), &n.filter));
-    ET_CHECK_OK_OR_RETURN(id(n, c->bias_id(), &n.bias, true));
-    n.in[n.nin++] = n.filter;
-    if (n.bias >= 0) n.in[n.nin++] = n.bias;
-    return Error::Ok;
-  }
-
-  Error pool(Node& n, const schema::PoolNode* p) {
-    ET_CHECK_OK_OR_RETURN(need(n, p));
-    n.pad_t = p->padding_top(); n.pad_r = p->padding_right(); n.pad_b = p->padding_bottom(); n.pad_l = p->padding_left();
-    n.kh = p->pooling_height(); n.kw = p->pooling_width();
-    n.sh = p->stride_height(); n.sw = p->stride_width();
-    n.dh = p->dilation_height(); n.dw = p->dilation_width();
-    n.flags = p->flags();
-    return io(n, {p->input_id()}, p->output_id());
-  }
-
-  Error cat(Node& n, const schema::CatNode* c, int count) {
-    ET_CHECK_OK_OR_RETURN(need(n, c));
-    n.axis = c->axis();
-    n.flags = c->flags();
-    const uint32_t ids[5] = {c->input1_id(), c->input2_id(), c->input3_id(), c->input4_id(), c->input5_id()};
-    for (int k = 0; k < count; ++k) {
-      int v = -1;
-      ET_CHECK_OK_OR_RETURN(id(n, ids[k], &v));
-      n.in[n.nin++] = v;
-    }
-    return id(n, c->output_id(), &n.out);
-  }
-
-  static std::vector<uint32_t> vec(const flatbuffers::Vector<uint32_t>* v) {
-    return v ? std::vector<uint32_t>(v->begin(), v->end()) : std::vector<uint32_t>();
-  }
-
   Error load_node(size_t i, const schema::Node* xn) {
     Node n;
     n.index = static_cast<uint32_t>(i);
@@ -316,117 +284,16 @@ private:
                     n.out_min, n.out_max);
       }
     }
-    switch (n.kind) {
-      case NodeKind::Add: case NodeKind::Subtract: case NodeKind::Multiply: case NodeKind::Div:
-      case NodeKind::Minimum: case NodeKind::Maximum: case NodeKind::PReLU: case NodeKind::BatchMatrixMultiply: {
-        const auto* p = static_cast<const schema::Node2x1*>(xn->node());
-        ET_CHECK_OK_OR_RETURN(need(n, p));
-        n.flags = p->flags();
-        ET_CHECK_OK_OR_RETURN(io(n, {p->input1_id(), p->input2_id()}, p->output_id()));
-        break;
-      }
-      case NodeKind::Softmax: case NodeKind::Sigmoid: case NodeKind::Clamp: case NodeKind::Floor:
-      case NodeKind::Convert: case NodeKind::GlobalAvgPooling2d: case NodeKind::SquareRoot: case NodeKind::Ceiling:
-      case NodeKind::Hardswish: case NodeKind::Negate: case NodeKind::Square: case NodeKind::Abs:
-      case NodeKind::ReciprocalSquareRoot: case NodeKind::Log: case NodeKind::Gelu: case NodeKind::Tanh:
-      case NodeKind::Exp: case NodeKind::Sin: case NodeKind::Copy: case NodeKind::Cos: {
-        const auto* p = static_cast<const schema::Node1x1*>(xn->node());
-        ET_CHECK_OK_OR_RETURN(need(n, p));
-        n.flags = p->flags();
-        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
-        break;
-      }
-      case NodeKind::FullyConnected: {
-        const auto* p = xn->node_as_FullyConnected();
-        ET_CHECK_OK_OR_RETURN(need(n, p));
-        n.flags = p->flags();
-        ET_CHECK_OK_OR_RETURN(io(n, {p->input1_id(), p->filter_id()}, p->output_id()));
-        n.filter = n.in[1];
-        ET_CHECK_OK_OR_RETURN(id(n, p->bias_id(), &n.bias, true));
-        if (n.bias >= 0) n.in[n.nin++] = n.bias;
-        break;
-      }
-      case NodeKind::Conv2d: ET_CHECK_OK_OR_RETURN(conv(n, xn->node_as_Conv2d())); break;
-      case NodeKind::DepthwiseConv2d: ET_CHECK_OK_OR_RETURN(conv(n, xn->node_as_DepthwiseConv2d())); break;
-      case NodeKind::ConvTranspose2d: ET_CHECK_OK_OR_RETURN(conv(n, xn->node_as_ConvTranspose2d())); break;
-      case NodeKind::AvgPooling2d: ET_CHECK_OK_OR_RETURN(pool(n, xn->node_as_AvgPooling2d())); break;
-      case NodeKind::MaxPooling2d: ET_CHECK_OK_OR_RETURN(pool(n, xn->node_as_MaxPooling2d())); break;
-      case NodeKind::Concatenate2: ET_CHECK_OK_OR_RETURN(cat(n, xn->node_as_Concatenate2(), 2)); break;
-      case NodeKind::Concatenate3: ET_CHECK_OK_OR_RETURN(cat(n, xn->node_as_Concatenate3(), 3)); break;
-      case NodeKind::Concatenate4: ET_CHECK_OK_OR_RETURN(cat(n, xn->node_as_Concatenate4(), 4)); break;
-      case NodeKind::Concatenate5: ET_CHECK_OK_OR_RETURN(cat(n, xn->node_as_Concatenate5(), 5)); break;
-      case NodeKind::StaticTranspose: {
-        const auto* p = xn->node_as_StaticTranspose();
-        ET_CHECK_OK_OR_RETURN(need(n, p));
-        n.flags = p->flags();
-        n.v1 = vec(p->perm());
-        if (p->num_dims() != n.v1.size()) return fail(Error::InvalidProgram, "node %zu (StaticTranspose): num_dims %u but %zu perm entries", i, p->num_dims(), n.v1.size());
-        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
-        break;
-      }
-      case NodeKind::StaticReshape: {
-        const auto* p = xn->node_as_StaticReshape();
-        ET_CHECK_OK_OR_RETURN(need(n, p));
-        n.flags = p->flags();
-        n.v1 = vec(p->new_shape());
-        if (p->num_dims() != n.v1.size() || n.v1.size() > kMaxRank) return fail(Error::InvalidProgram, "node %zu (StaticReshape): num_dims %u but %zu entries", i, p->num_dims(), n.v1.size());
-        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
-        break;
-      }
-      case NodeKind::StaticSlice: {
-        const auto* p = xn->node_as_StaticSlice();
-        ET_CHECK_OK_OR_RETURN(need(n, p));
-        n.flags = p->flags();
-        n.v1 = vec(p->offsets());
-        n.v2 = vec(p->sizes());
-        if (p->num_dims() != n.v1.size() || n.v1.size() != n.v2.size()) return fail(Error::InvalidProgram, "node %zu (StaticSlice): num_dims %u, %zu offsets, %zu sizes", i, p->num_dims(), n.v1.size(), n.v2.size());
-        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
-        break;
-      }
-      case NodeKind::StaticConstantPad: {
-        const auto* p = xn->node_as_StaticConstantPad();
-        ET_CHECK_OK_OR_RETURN(need(n, p));
-        n.flags = p->flags();
-        n.v1 = vec(p->pre_paddings());
-        n.v2 = vec(p->post_paddings());
-        n.alpha = p->padding_value();
-        if (n.v1.size() != n.v2.size()) return fail(Error::InvalidProgram, "node %zu (StaticConstantPad): %zu pre and %zu post paddings", i, n.v1.size(), n.v2.size());
-        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
-        break;
-      }
-      case NodeKind::StaticResizeBilinear2D: {
-        const auto* p = xn->node_as_StaticResizeBilinear2D();
-        ET_CHECK_OK_OR_RETURN(need(n, p));
-        n.flags = p->flags();
-        n.new_h = p->new_height();
-        n.new_w = p->new_width();
-        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
-        break;
-      }
-      case NodeKind::ELU: {
-        const auto* p = xn->node_as_ELU();
-        ET_CHECK_OK_OR_RETURN(need(n, p));
-        n.flags = p->flags();
-        n.alpha = p->alpha();
-        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
-        break;
-      }
-      case NodeKind::LeakyReLU: {
-        const auto* p = xn->node_as_LeakyReLU();
-        ET_CHECK_OK_OR_RETURN(need(n, p));
-        n.flags = p->flags();
-        n.alpha = p->negative_slope();
-        ET_CHECK_OK_OR_RETURN(io(n, {p->input_id()}, p->output_id()));
-        break;
-      }
-      case NodeKind::ArgMaxPooling2d:
-      case NodeKind::ScaledDotProductAttention:
-        return fail(Error::NotSupported, "node %zu (%s) is not supported by this XNNPACK delegate", i,
-                    node_name(n.kind));
-      default:
-        return fail(Error::NotSupported, "node %zu has unknown kind %u (newer exporter?); this XNNPACK delegate "
-                    "knows kinds 1..%u", i, static_cast<unsigned>(n.kind), static_cast<unsigned>(NodeKind::MAX));
+    const NodeKindDef* def = node_def(n.kind);
+    if (def == nullptr) {
+      return fail(Error::NotSupported, "node %zu has unknown kind %u (newer exporter?); this XNNPACK delegate "
+                  "knows kinds 1..%u", i, static_cast<unsigned>(n.kind), static_cast<unsigned>(NodeKind::MAX));
     }
+    if (def->read == nullptr) {
+      return fail(Error::NotSupported, "node %zu (%s) is not supported by this XNNPACK delegate", i,
+                  node_name(n.kind));
+    }
+    ET_CHECK_OK_OR_RETURN(def->read(NodeReader(ids_), *xn, n));
     // Outputs: never a constant or an external input; inputs: defined before use.
     const Value& o = g_->values[n.out];
     if (o.data != nullptr || o.is_input) {

@@ -1,0 +1,193 @@
+// Broadcasting binary nodes (NumPy rules): add, subtract, multiply (and the fused SiLU), divide, minimum,
+// maximum, PReLU. The output range is fused into each operation.
+#include <algorithm>
+#include <cmath>
+
+#include "common.h"
+#include "fast_math.h"
+
+namespace etxnn {
+namespace {
+
+// A broadcasting binary operation as loops: neighbouring dims whose strides nest in both inputs are merged (e.g.
+// [1,16,16,32] * [1,1,1,32] becomes [256, 32] with b's row stride 0), so the row bookkeeping runs once per long
+// row. m == 0: a single element; m == 1: one row (split over the pool by elements); m > 1: rows of `inner`.
+struct BinaryPlan {
+  int m = 0;
+  int64_t ds[kMaxRank + 2], sa[kMaxRank + 2], sb[kMaxRank + 2];
+  int64_t inner = 1, rows = 1;
+};
+
+BinaryPlan plan_binary(const Shape& sa, const Shape& sb, const Shape& so) {
+  BinaryPlan p;
+  const size_t r = so.size();
+  // Broadcast strides (0 where the input has size 1), right-aligned.
+  int64_t st_a[kMaxRank + 2] = {0}, st_b[kMaxRank + 2] = {0};
+  int64_t acc_a = 1, acc_b = 1;
+  for (size_t i = r; i-- > 0;) {
+    const size_t ia = i + sa.size(), ib = i + sb.size();
+    const int64_t da = ia >= r ? sa[ia - r] : 1, db = ib >= r ? sb[ib - r] : 1;
+    st_a[i] = da == 1 ? 0 : acc_a;
+    st_b[i] = db == 1 ? 0 : acc_b;
+    acc_a *= da;
+    acc_b *= db;
+  }
+  for (size_t d = 0; d < r; ++d) {
+    if (so[d] == 1) continue;
+    if (p.m > 0 && p.sa[p.m - 1] == st_a[d] * so[d] && p.sb[p.m - 1] == st_b[d] * so[d]) {
+      p.ds[p.m - 1] *= so[d];
+      p.sa[p.m - 1] = st_a[d];
+      p.sb[p.m - 1] = st_b[d];
+    } else {
+      p.ds[p.m] = so[d];
+      p.sa[p.m] = st_a[d];
+      p.sb[p.m] = st_b[d];
+      ++p.m;
+    }
+  }
+  if (p.m > 0) {
+    p.inner = p.ds[p.m - 1];
+    for (int d = 0; d + 1 < p.m; ++d) p.rows *= p.ds[d];
+  }
+  return p;
+}
+
+// Rows [r0, r1) of the plan, and within each row the elements [j0, j1).
+template <typename F>
+inline __attribute__((always_inline)) void binary_rows_impl(const BinaryPlan& p, const float* a, const float* b,
+                                                            float* y, F f, int64_t r0, int64_t r1, int64_t j0,
+                                                            int64_t j1) {
+  const int m = p.m;
+  const int64_t inner = p.inner, ia = p.sa[m - 1], ib = p.sb[m - 1];
+  int64_t idx[kMaxRank + 2] = {0};
+  for (int64_t d = m - 1, rest = r0; d-- > 0;) {
+    idx[d] = rest % p.ds[d];
+    rest /= p.ds[d];
+  }
+  for (int64_t row = r0; row < r1; ++row) {
+    int64_t oa = 0, ob = 0;
+    for (int d = 0; d + 1 < m; ++d) {
+      oa += idx[d] * p.sa[d];
+      ob += idx[d] * p.sb[d];
+    }
+    const float* pa = a + oa;
+    const float* pb = b + ob;
+    float* py = y + row * inner;
+    if (ia == 1 && ib == 1) {
+      for (int64_t j = j0; j < j1; ++j) py[j] = f(pa[j], pb[j]);
+    } else if (ia == 1 && ib == 0) {
+      const float q = pb[0];
+      for (int64_t j = j0; j < j1; ++j) py[j] = f(pa[j], q);
+    } else if (ia == 0 && ib == 1) {
+      const float q = pa[0];
+      for (int64_t j = j0; j < j1; ++j) py[j] = f(q, pb[j]);
+    } else {
+      for (int64_t j = j0; j < j1; ++j) py[j] = f(pa[j * ia], pb[j * ib]);
+    }
+    for (int d = m - 1; d-- > 0;) {
+      if (++idx[d] < p.ds[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+ETK_ISA_DISPATCH(binary_rows,
+                 (const BinaryPlan& p, const float* a, const float* b, float* y, F f, int64_t r0, int64_t r1,
+                  int64_t j0, int64_t j1),
+                 (p, a, b, y, f, r0, r1, j0, j1))
+
+template <typename F>
+void binary(const Shape& sa, const float* a, const Shape& sb, const float* b, const Shape& so, float* y, F f,
+            int64_t cost = kElementwiseCost) {
+  if (numel_of(so) == 0) return;
+  const BinaryPlan p = plan_binary(sa, sb, so);
+  if (p.m == 0) {
+    y[0] = f(a[0], b[0]);
+  } else if (p.m == 1) {
+    parallel_rows(p.inner, cost, [&](int64_t j0, int64_t j1) { binary_rows(p, a, b, y, f, 0, 1, j0, j1); });
+  } else {
+    parallel_rows(p.rows, p.inner * cost,
+                  [&](int64_t r0, int64_t r1) { binary_rows(p, a, b, y, f, r0, r1, 0, p.inner); });
+  }
+}
+
+Error infer_broadcast(const Graph& g, const Node& n, Shape* out) {
+  const Shape& a = g.shapes[n.in[0]];
+  const Shape& b = g.shapes[n.in[1]];
+  const size_t r = std::max(a.size(), b.size());
+  out->assign(r, 1);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t x = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    const int64_t y = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (x != y && x != 1 && y != 1) return node_fail(n, "shapes do not broadcast:", a, b);
+    (*out)[i] = (x == 1) ? y : x;
+  }
+  return Error::Ok;
+}
+
+template <typename F>
+Error binary_node(Graph& g, const Node& n, const Shape& so, float* y, F f) {
+  binary(g.shapes[n.in[0]], g.ptrs[n.in[0]], g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y, f);
+  return apply_output_range(n, y, numel_of(so));
+}
+
+Error run_add(Graph& g, Node& n, const Shape& so, float* y) {
+  const float lo = n.out_min, hi = n.out_max;
+  return binary_node(g, n, so, y, [&](float p, float q) { return clampf(p + q, lo, hi); });
+}
+
+Error run_subtract(Graph& g, Node& n, const Shape& so, float* y) {
+  const float lo = n.out_min, hi = n.out_max;
+  return binary_node(g, n, so, y, [&](float p, float q) { return clampf(p - q, lo, hi); });
+}
+
+Error run_multiply(Graph& g, Node& n, const Shape& so, float* y) {
+  const float lo = n.out_min, hi = n.out_max;
+  if (n.silu_input >= 0) {  // x * sigmoid(x), the Sigmoid fused away at prepare (fuse_silu)
+    const int64_t total = numel_of(so);
+    const float* x = g.ptrs[n.silu_input];
+    unary_par(
+        x, y, total, [&](float v) { return clampf(v / (1.f + etk::fast_expf(-v)), lo, hi); }, kTranscendentalCost);
+    return apply_output_range(n, y, total);
+  }
+  return binary_node(g, n, so, y, [&](float p, float q) { return clampf(p * q, lo, hi); });
+}
+
+Error run_div(Graph& g, Node& n, const Shape& so, float* y) {
+  const float lo = n.out_min, hi = n.out_max;
+  return binary_node(g, n, so, y, [&](float p, float q) { return clampf(p / q, lo, hi); });
+}
+
+Error run_minimum(Graph& g, Node& n, const Shape& so, float* y) {
+  const float lo = n.out_min, hi = n.out_max;
+  return binary_node(g, n, so, y, [&](float p, float q) {
+    return clampf(std::isnan(p) || std::isnan(q) ? NAN : std::min(p, q), lo, hi);
+  });
+}
+
+Error run_maximum(Graph& g, Node& n, const Shape& so, float* y) {
+  const float lo = n.out_min, hi = n.out_max;
+  return binary_node(g, n, so, y, [&](float p, float q) {
+    return clampf(std::isnan(p) || std::isnan(q) ? NAN : std::max(p, q), lo, hi);
+  });
+}
+
+Error run_prelu(Graph& g, Node& n, const Shape& so, float* y) {
+  const float lo = n.out_min, hi = n.out_max;
+  return binary_node(g, n, so, y, [&](float p, float q) { return clampf(p < 0.f ? p * q : p, lo, hi); });
+}
+
+constexpr NodeKindDef kKinds[] = {
+    {NodeKind::Add, read_node2x1, infer_broadcast, run_add, nullptr},
+    {NodeKind::Subtract, read_node2x1, infer_broadcast, run_subtract, nullptr},
+    {NodeKind::Multiply, read_node2x1, infer_broadcast, run_multiply, nullptr},
+    {NodeKind::Div, read_node2x1, infer_broadcast, run_div, nullptr},
+    {NodeKind::Minimum, read_node2x1, infer_broadcast, run_minimum, nullptr},
+    {NodeKind::Maximum, read_node2x1, infer_broadcast, run_maximum, nullptr},
+    {NodeKind::PReLU, read_node2x1, infer_broadcast, run_prelu, nullptr},
+};
+
+}  // namespace
+
+NodeKindList binary_node_kinds() { return {kKinds, std::size(kKinds)}; }
+
+}  // namespace etxnn

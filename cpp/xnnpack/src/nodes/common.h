@@ -1,0 +1,65 @@
+#pragma once
+// What the node families' kernels share: splitting work over the pool, the elementwise loop compiled per ISA
+// level, clamping, and the output size of a sliding window.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include <executorch/extension/parallel/thread_parallel.h>
+
+#include "isa.h"
+#include "node_table.h"
+
+namespace etxnn {
+
+// Runs f(begin, end) over [0, n) on the pool when the work is big enough.
+template <typename F>
+void parallel_rows(int64_t n, int64_t work_per_row, F&& f) {
+  const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, work_per_row));
+  if (n <= grain) {
+    f(int64_t{0}, n);
+    return;
+  }
+  executorch::extension::parallel_for(0, n, grain, [&](int64_t b, int64_t e) { f(b, e); });
+}
+
+inline float clampf(float x, float lo, float hi) { return std::min(std::max(x, lo), hi); }
+
+// Nodes that carry an output range get it applied after their kernel (the binary kernels applied it already;
+// harmless twice). The kernels that fuse the range into their own store skip this.
+inline Error apply_output_range(const Node& n, float* y, int64_t total) {
+  const float lo = n.out_min, hi = n.out_max;
+  if (n.has_min_max && (lo > -INFINITY || hi < INFINITY)) {
+    for (int64_t i = 0; i < total; ++i) y[i] = clampf(y[i], lo, hi);
+  }
+  return Error::Ok;
+}
+
+// Elementwise loops are compiled once per ISA level (ETK_ISA_DISPATCH, cpp/cpu/include/isa.h) and picked at run
+// time like the GEMM's micro-kernels; the lambdas inline into each.
+template <typename F>
+inline __attribute__((always_inline)) void unary_impl(const float* x, float* y, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+}
+ETK_ISA_DISPATCH(unary, (const float* x, float* y, int64_t n, F f), (x, y, n, f))
+
+// Elementwise work is split over the pool above about 16 K elements (4 K for transcendental functions: `cost`).
+constexpr int64_t kElementwiseCost = 4;
+constexpr int64_t kTranscendentalCost = 16;
+
+template <typename F>
+void unary_par(const float* x, float* y, int64_t n, F f, int64_t cost = kElementwiseCost) {
+  parallel_rows(n, cost, [&](int64_t b, int64_t e) { unary(x + b, y + b, e - b, f); });
+}
+
+// Output size of a convolution or pooling window along one dim.
+inline Error conv_out(const Node& n, int64_t in, uint32_t pad0, uint32_t pad1, uint32_t k, uint32_t s, uint32_t d,
+                      int64_t* out) {
+  const int64_t eff = (static_cast<int64_t>(k) - 1) * d + 1;
+  const int64_t padded = in + pad0 + pad1;
+  if (padded < eff) return node_fail(n, "kernel larger than the padded input");
+  *out = (padded - eff) / s + 1;
+  return Error::Ok;
+}
+
+}  // namespace etxnn

@@ -1,0 +1,516 @@
+// Nodes on the shared GEMM (cpp/cpu/include/gemm.h): fully connected, convolution (grouped, depthwise,
+// transposed) and batch matrix multiply. Constant weights are packed once at prepare; the heavy loops are split
+// over rows on the process-wide pool.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "common.h"
+#include "gemm.h"
+
+namespace etxnn {
+namespace {
+
+using executorch::extension::parallel_for;
+
+// ---- kernels
+
+// Zeros that padding taps point at (segments of up to kZeroLen floats; wider groups use the im2col rows).
+constexpr int64_t kZeroLen = 4096;
+alignas(64) const float kZeros[kZeroLen] = {};
+
+bool is_pointwise(const Node& n) {
+  return n.kh == 1 && n.kw == 1 && n.sh == 1 && n.sw == 1 && n.pad_t == 0 && n.pad_l == 0 && n.pad_b == 0 &&
+         n.pad_r == 0;
+}
+
+// Few input channels (e.g. an RGB stem): the input is padded once and each filter row is one segment.
+bool uses_padded_rows(const Node& n) {
+  return n.groups == 1 && !is_pointwise(n) && n.gic < 8 && n.dw == 1 && int64_t{n.kw} * n.gic <= kZeroLen;
+}
+
+// Rows copied into contiguous im2col rows (one segment of K) instead of a tap table: groups wider than the zero row.
+bool uses_im2col(const Node& n) { return !is_pointwise(n) && !uses_padded_rows(n) && n.gic > kZeroLen; }
+
+// The row segment length conv2d runs a Conv2d node's GEMM with (the packing depends on it).
+int64_t conv_segment_length(const Node& n) {
+  const int64_t K = int64_t{n.kh} * n.kw * n.gic;
+  if (is_pointwise(n) || uses_im2col(n)) return K;
+  if (uses_padded_rows(n)) return int64_t{n.kw} * n.gic;
+  return n.gic;
+}
+
+// Packs the weights (and bias) of a FullyConnected, Conv2d or ConvTranspose2d node: one PackedB per group.
+//   FullyConnected: B = W^T ([in, out]); Conv2d: B_g[(ky, kx, ic)][oc] from the OHWI filter;
+//   ConvTranspose2d: B_g[ic][(ky, kx, oc)] (its bias is added after the scatter, not here).
+void pack_node(const Node& n, const Shape& ws, const float* w, const float* bias, std::vector<etk::PackedB>* out) {
+  if (n.kind == NodeKind::FullyConnected) {
+    out->resize(1);
+    if (n.flags & kFlagTransposeWeights) {
+      etk::pack_b(ws[0], ws[1], w, ws[1], 1, bias, &(*out)[0]);
+    } else {
+      etk::pack_b(ws[1], ws[0], w, 1, ws[1], bias, &(*out)[0]);
+    }
+    return;
+  }
+  const int64_t G = n.groups, gic = n.gic, goc = n.goc, T = int64_t{n.kh} * n.kw;
+  out->resize(static_cast<size_t>(G));
+  if (n.kind == NodeKind::Conv2d) {
+    const int64_t K = T * gic, seg = conv_segment_length(n);
+    for (int64_t g = 0; g < G; ++g)
+      etk::pack_b(K, goc, w + g * goc * K, 1, K, bias ? bias + g * goc : nullptr, &(*out)[static_cast<size_t>(g)], seg);
+    return;
+  }
+  std::vector<float> dense(static_cast<size_t>(gic * T * goc));
+  for (int64_t g = 0; g < G; ++g) {
+    for (int64_t o = 0; o < goc; ++o)
+      for (int64_t t = 0; t < T; ++t)
+        for (int64_t i = 0; i < gic; ++i) dense[(i * T + t) * goc + o] = w[((g * goc + o) * T + t) * gic + i];
+    etk::pack_b(gic, T * goc, dense.data(), T * goc, 1, nullptr, &(*out)[static_cast<size_t>(g)]);
+  }
+}
+
+// The node's packed weights: packed at init when filter and bias are constants, else now (into `tmp`).
+const std::vector<etk::PackedB>& weights_of(const Graph& g, const Node& n, std::vector<etk::PackedB>* tmp) {
+  if (!n.packed.empty()) return n.packed;
+  pack_node(n, g.shapes[n.filter], g.ptrs[n.filter], n.bias >= 0 ? g.ptrs[n.bias] : nullptr, tmp);
+  return *tmp;
+}
+
+// Rows of the implicit im2col matrix of a convolution: row m = output pixel, segment t = filter tap (ky, kx),
+// pointing at the tap's gic input channels of group g (or at zeros outside the input).
+struct ConvRows {
+  const float* x;
+  int64_t H, W, C, OH, OW, KH, KW, sh, sw, dh, dw, pad_t, pad_l, coff, gic;
+};
+
+// Segment pointers of rows [m0, m0 + mr) (tap-major within a row), walking the output pixels in order.
+void fill_segments(const ConvRows& r, int64_t m0, int64_t mr, const float** ptrs) {
+  const int64_t P = r.OH * r.OW;
+  int64_t b = m0 / P, oy = (m0 % P) / r.OW, ox = m0 % r.OW;
+  for (int64_t i = 0; i < mr; ++i) {
+    const int64_t iy0 = oy * r.sh - r.pad_t, ix0 = ox * r.sw - r.pad_l;
+    const float* base = r.x + b * r.H * r.W * r.C + r.coff;
+    for (int64_t ky = 0; ky < r.KH; ++ky) {
+      const int64_t iy = iy0 + ky * r.dh;
+      if (iy < 0 || iy >= r.H) {
+        for (int64_t kx = 0; kx < r.KW; ++kx) *ptrs++ = kZeros;
+        continue;
+      }
+      const float* row = base + iy * r.W * r.C;
+      for (int64_t kx = 0; kx < r.KW; ++kx) {
+        const int64_t ix = ix0 + kx * r.dw;
+        *ptrs++ = (ix >= 0 && ix < r.W) ? row + ix * r.C : kZeros;
+      }
+    }
+    if (++ox == r.OW) {
+      ox = 0;
+      if (++oy == r.OH) {
+        oy = 0;
+        ++b;
+      }
+    }
+  }
+}
+
+struct CachedRows {
+  const float* const* table;
+  int64_t T;
+};
+
+const float* const* cached_segments(const void* ctx, int64_t m0, int64_t, const float**) {
+  const CachedRows& c = *static_cast<const CachedRows*>(ctx);
+  return c.table + m0 * c.T;
+}
+
+// Wide groups (more than kZeroLen channels): copy the rows (im2col) into a per-thread buffer.
+const float* const* conv_im2col(const void* ctx, int64_t m0, int64_t mr, const float** ptrs) {
+  const ConvRows& r = *static_cast<const ConvRows*>(ctx);
+  const int64_t T = r.KH * r.KW, K = T * r.gic;
+  thread_local std::vector<float> buf;
+  thread_local std::vector<const float*> taps;  // `ptrs` has room for mr pointers only (one segment per row)
+  if (buf.size() < static_cast<size_t>(mr * K)) buf.resize(static_cast<size_t>(mr * K));
+  if (taps.size() < static_cast<size_t>(mr * T)) taps.resize(static_cast<size_t>(mr * T));
+  fill_segments(r, m0, mr, taps.data());
+  for (int64_t i = 0; i < mr; ++i) {
+    float* row = buf.data() + i * K;
+    for (int64_t t = 0; t < T; ++t) {
+      const float* p = taps[static_cast<size_t>(i * T + t)];
+      float* d = row + t * r.gic;
+      if (p == kZeros) {
+        std::memset(d, 0, static_cast<size_t>(r.gic) * sizeof(float));
+      } else {
+        std::memcpy(d, p, static_cast<size_t>(r.gic) * sizeof(float));
+      }
+    }
+  }
+  for (int64_t i = 0; i < mr; ++i) ptrs[i] = buf.data() + i * K;
+  return ptrs;
+}
+
+// The segment tables of every group (one after the other), kept with the node between calls while the input
+// address and shapes stay the same (the delegate's buffers persist).
+void ensure_conv_table(Node& n, const ConvRows& r, int64_t M, int64_t G) {
+  const int64_t T = r.KH * r.KW;
+  const int64_t key[] = {reinterpret_cast<int64_t>(r.x), r.H, r.W, r.C, r.OH, r.OW, M, r.gic, r.KW, G};
+  constexpr size_t kKey = sizeof(key) / sizeof(key[0]);
+  if (n.table_key.size() == kKey && std::equal(n.table_key.begin(), n.table_key.end(), key)) return;
+  n.table_key.clear();
+  n.table.resize(static_cast<size_t>(G * M * T));
+  for (int64_t k = 0; k < G; ++k) {
+    ConvRows rk = r;
+    rk.coff = k * r.gic;
+    fill_segments(rk, 0, M, n.table.data() + k * M * T);
+  }
+  n.table_key.assign(key, key + kKey);
+}
+
+// Runs group g (of G) of a convolution on the indirect GEMM, over its segment table (ensure_conv_table first) or,
+// for im2col groups, over copied rows.
+void conv_group(Node& n, const ConvRows& r, int64_t M, const etk::PackedB& B, float* yg, int64_t ldy, int64_t g,
+                bool parallel = true) {
+  const int64_t T = r.KH * r.KW;
+  if (uses_im2col(n)) {
+    etk::igemm(M, 1, T * r.gic, conv_im2col, &r, B, yg, ldy, n.out_min, n.out_max, parallel);
+    return;
+  }
+  const CachedRows c{n.table.data() + g * M * T, T};
+  etk::igemm(M, T, r.gic, cached_segments, &c, B, yg, ldy, n.out_min, n.out_max, parallel);
+}
+
+void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::PackedB>& w, const Shape& so, float* y) {
+  const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2], OC = so[3];
+  const int64_t gic = n.gic, goc = n.goc, G = n.groups, KH = n.kh, KW = n.kw, M = N * OH * OW;
+  const bool pointwise = is_pointwise(n);
+  if (uses_padded_rows(n)) {
+    // Few channels (e.g. an RGB stem): pad the input once, then each filter row (kx = 0 .. KW-1) reads KW * C
+    // contiguous floats, one segment per ky instead of KW short ones.
+    const int64_t HP = H + n.pad_t + n.pad_b, WP = W + n.pad_l + n.pad_r;
+    std::vector<float>& xp = n.scratch;
+    if (xp.size() != static_cast<size_t>(N * HP * WP * C)) xp.assign(static_cast<size_t>(N * HP * WP * C), 0.f);
+    for (int64_t b = 0; b < N; ++b)
+      for (int64_t iy = 0; iy < H; ++iy)
+        std::memcpy(xp.data() + ((b * HP + iy + n.pad_t) * WP + n.pad_l) * C, x + (b * H + iy) * W * C,
+                    static_cast<size_t>(W * C) * sizeof(float));
+    const ConvRows r{xp.data(), HP, WP, C, OH, OW, KH, 1, n.sh, n.sw, n.dh, 1, 0, 0, 0, KW * C};
+    ensure_conv_table(n, r, M, 1);
+    conv_group(n, r, M, w[0], y, OC, 0);
+    return;
+  }
+  const ConvRows r0{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, 0, gic};
+  if (!pointwise && !uses_im2col(n)) ensure_conv_table(n, r0, M, G);
+  const int64_t group_work = M * KH * KW * gic * goc;
+  if (G > 1 && !pointwise && static_cast<double>(group_work) < etk::parallel_min_flops()) {
+    // Many groups each too small for igemm to split (RegNet's group width 8): the groups themselves are spread
+    // over the pool, each one's GEMM on one thread.
+    parallel_rows(G, group_work, [&](int64_t g0, int64_t g1) {
+      for (int64_t g = g0; g < g1; ++g) {
+        ConvRows r = r0;
+        r.coff = g * gic;
+        conv_group(n, r, M, w[static_cast<size_t>(g)], y + g * goc, OC, g, /*parallel=*/false);
+      }
+    });
+    return;
+  }
+  for (int64_t g = 0; g < G; ++g) {
+    const etk::PackedB& B = w[static_cast<size_t>(g)];
+    float* yg = y + g * goc;
+    if (pointwise) {  // a plain GEMM over the NHWC pixels
+      etk::gemm_packed(M, x + g * gic, C, B, yg, OC, n.out_min, n.out_max);
+      continue;
+    }
+    ConvRows r = r0;
+    r.coff = g * gic;
+    conv_group(n, r, M, B, yg, OC, g);
+  }
+}
+
+void depthwise(Node& n, const Shape& si, const float* x, const float* w, const float* bias, const Shape& so, float* y) {
+  const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2], OC = so[3];
+  const int64_t mult = OC / C, KH = n.kh, KW = n.kw;
+  if (mult == 1 && C <= kZeroLen) {
+    // Tap pointers per output pixel (zeros for padding), kept between calls like the convolutions' tables.
+    const ConvRows r{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, 0, C};
+    const int64_t M = N * OH * OW;
+    ensure_conv_table(n, r, M, 1);
+    etk::dwconv_indirect(M, KH * KW, C, n.table.data(), w, bias, y, n.out_min, n.out_max);
+    return;
+  }
+  if (mult == 1) {
+    const etk::DwParams p{N, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l};
+    etk::dwconv_nhwc(p, x, w, bias, y, n.out_min, n.out_max);
+    return;
+  }
+  parallel_rows(N * OH, OW * KH * KW * OC, [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      const int64_t b0 = row / OH, oy = row % OH;
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        float* acc = y + ((b0 * OH + oy) * OW + ox) * OC;
+        for (int64_t o = 0; o < OC; ++o) acc[o] = bias ? bias[o] : 0.f;
+        for (int64_t ky = 0; ky < KH; ++ky) {
+          const int64_t iy = oy * n.sh + ky * n.dh - n.pad_t;
+          if (iy < 0 || iy >= H) continue;
+          for (int64_t kx = 0; kx < KW; ++kx) {
+            const int64_t ix = ox * n.sw + kx * n.dw - n.pad_l;
+            if (ix < 0 || ix >= W) continue;
+            const float* px = x + ((b0 * H + iy) * W + ix) * C;
+            const float* wt = w + (ky * KW + kx) * OC;
+            for (int64_t o = 0; o < OC; ++o) acc[o] += px[o / mult] * wt[o];
+          }
+        }
+        for (int64_t o = 0; o < OC; ++o) acc[o] = clampf(acc[o], n.out_min, n.out_max);
+      }
+    }
+  });
+}
+
+// Transposed convolution: per group a GEMM of the input pixels with B_g[ic][(ky, kx, oc)], then the products are
+// scattered (added) to their output pixels, which start at the bias; the clamp comes last.
+void deconv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::PackedB>& w, const float* bias,
+              const Shape& so, float* y) {
+  const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2], OC = so[3];
+  const int64_t gic = n.gic, goc = n.goc, G = n.groups, KH = n.kh, KW = n.kw, T = KH * KW, M = N * H * W;
+  const int64_t pixels = N * OH * OW;
+  for (int64_t p = 0; p < pixels; ++p) {
+    float* o = y + p * OC;
+    for (int64_t c = 0; c < OC; ++c) o[c] = bias ? bias[c] : 0.f;
+  }
+  std::vector<float>& cols = n.scratch;
+  if (cols.size() < static_cast<size_t>(M * T * goc)) cols.resize(static_cast<size_t>(M * T * goc));
+  for (int64_t g = 0; g < G; ++g) {
+    etk::gemm_packed(M, x + g * gic, C, w[static_cast<size_t>(g)], cols.data(), T * goc, -INFINITY, INFINITY);
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t b = m / (H * W), iy = (m / W) % H, ix = m % W;
+      for (int64_t ky = 0; ky < KH; ++ky) {
+        const int64_t oy = iy * n.sh + ky * n.dh - n.pad_t;
+        if (oy < 0 || oy >= OH) continue;
+        for (int64_t kx = 0; kx < KW; ++kx) {
+          const int64_t ox = ix * n.sw + kx * n.dw - n.pad_l;
+          if (ox < 0 || ox >= OW) continue;
+          float* o = y + ((b * OH + oy) * OW + ox) * OC + g * goc;
+          const float* s = cols.data() + (m * T + ky * KW + kx) * goc;
+          for (int64_t c = 0; c < goc; ++c) o[c] += s[c];
+        }
+      }
+    }
+  }
+  if (n.out_min > -INFINITY || n.out_max < INFINITY) {
+    for (int64_t i = 0; i < pixels * OC; ++i) y[i] = clampf(y[i], n.out_min, n.out_max);
+  }
+}
+
+void bmm(const Node& n, const Shape& sa, const float* a, const Shape& sb, const float* b, const Shape& so, float* y) {
+  const bool tr = (n.flags & kFlagTransposeWeights) != 0;
+  const size_t r = so.size() - 2;
+  const int64_t M = so[r], N = so[r + 1], K = sa.back();
+  const int64_t batches = numel_of(so) / std::max<int64_t>(1, M * N);
+  const size_t ra = sa.size() - 2, rb = sb.size() - 2;
+  // Batch offsets with broadcasting.
+  auto offset = [&](int64_t bi, const Shape& s, size_t rs, int64_t mat) {
+    int64_t off = 0, acc = 1;
+    for (size_t d = r; d-- > 0;) {
+      const int64_t i = bi % so[d];
+      bi /= so[d];
+      if (d >= r - rs) {
+        const int64_t dim = s[d - (r - rs)];
+        if (dim != 1) off += i * acc;
+        acc *= dim;
+      }
+    }
+    return off * mat;
+  };
+  // One GEMM per batch (B [K, N], or [N, K] transposed); batches over the pool when there are several and enough
+  // work, else the GEMM itself may use the pool.
+  const bool clamp = n.out_min > -INFINITY || n.out_max < INFINITY;
+  const bool over_batches = batches > 1 && static_cast<double>(batches * M) * N * K >= etk::parallel_min_flops();
+  auto one = [&](int64_t bi, bool par) {
+    const float* pa = a + offset(bi, sa, ra, M * K);
+    const float* pb = b + offset(bi, sb, rb, K * N);
+    float* out = y + bi * M * N;
+    etk::sgemm(M, N, K, 1.f, pa, K, 1, pb, tr ? 1 : N, tr ? K : 1, 0.f, out, N, 1, par);
+    if (clamp)
+      for (int64_t j = 0; j < M * N; ++j) out[j] = clampf(out[j], n.out_min, n.out_max);
+  };
+  if (over_batches) {
+    parallel_for(0, batches, 1, [&](int64_t beg, int64_t end) {
+      for (int64_t bi = beg; bi < end; ++bi) one(bi, false);
+    });
+  } else {
+    for (int64_t bi = 0; bi < batches; ++bi) one(bi, true);
+  }
+}
+
+// ---- readers, shape rules, node kernels
+
+Error read_fully_connected(const NodeReader& r, const schema::Node& xn, Node& n) {
+  const auto* p = xn.node_as_FullyConnected();
+  ET_CHECK_OK_OR_RETURN_ERROR(r.need(n, p));
+  n.flags = p->flags();
+  ET_CHECK_OK_OR_RETURN_ERROR(r.io(n, {p->input1_id(), p->filter_id()}, p->output_id()));
+  n.filter = n.in[1];
+  ET_CHECK_OK_OR_RETURN_ERROR(r.id(n, p->bias_id(), &n.bias, true));
+  if (n.bias >= 0) n.in[n.nin++] = n.bias;
+  return Error::Ok;
+}
+
+Error infer_fully_connected(const Graph& g, const Node& n, Shape* out) {
+  const Shape& a = g.shapes[n.in[0]];
+  const Shape& w = g.shapes[n.in[1]];
+  if (a.empty() || w.size() != 2) return node_fail(n, "needs input rank >= 1 and a 2-D filter, got", a, w);
+  const bool tr = (n.flags & kFlagTransposeWeights) != 0;
+  const int64_t k = tr ? w[0] : w[1], oc = tr ? w[1] : w[0];
+  if (a.back() != k) return node_fail(n, "input and filter disagree:", a, w);
+  if (n.bias >= 0 && numel_of(g.shapes[n.bias]) != oc) {
+    return node_fail(n, "bias size differs from the output channels:", g.shapes[n.bias], w);
+  }
+  *out = a;
+  out->back() = oc;
+  return Error::Ok;
+}
+
+Error run_fully_connected(Graph& g, Node& n, const Shape& so, float* y) {
+  const int64_t total = numel_of(so);
+  const int64_t N = so.empty() ? 0 : so.back(), M = N > 0 ? total / N : 0;
+  std::vector<etk::PackedB> tmp;
+  etk::gemm_packed(M, g.ptrs[n.in[0]], g.shapes[n.in[0]].back(), weights_of(g, n, &tmp)[0], y, N, n.out_min, n.out_max);
+  return Error::Ok;
+}
+
+// Conv2d, DepthwiseConv2d and ConvTranspose2d share the ConvNode table.
+template <const schema::ConvNode* (schema::Node::*As)() const>
+Error read_conv(const NodeReader& r, const schema::Node& xn, Node& n) {
+  const schema::ConvNode* c = (xn.*As)();
+  ET_CHECK_OK_OR_RETURN_ERROR(r.need(n, c));
+  n.pad_t = c->padding_top();
+  n.pad_r = c->padding_right();
+  n.pad_b = c->padding_bottom();
+  n.pad_l = c->padding_left();
+  n.kh = c->kernel_height();
+  n.kw = c->kernel_width();
+  n.sh = c->subsampling_height();
+  n.sw = c->subsampling_width();
+  n.dh = c->dilation_height();
+  n.dw = c->dilation_width();
+  n.gic = c->group_input_channels();
+  n.goc = c->group_output_channels();
+  n.groups = c->groups();
+  n.adj_h = c->adjustment_height();
+  n.adj_w = c->adjustment_width();
+  n.flags = c->flags();
+  ET_CHECK_OK_OR_RETURN_ERROR(r.io(n, {c->input1_id()}, c->output_id()));
+  ET_CHECK_OK_OR_RETURN_ERROR(r.id(n, c->filter_id(), &n.filter));
+  ET_CHECK_OK_OR_RETURN_ERROR(r.id(n, c->bias_id(), &n.bias, true));
+  n.in[n.nin++] = n.filter;
+  if (n.bias >= 0) n.in[n.nin++] = n.bias;
+  return Error::Ok;
+}
+
+Error infer_conv(const Graph& g, const Node& n, Shape* out) {
+  const Shape& a = g.shapes[n.in[0]];
+  const Shape& w = g.shapes[n.in[1]];
+  if (a.size() != 4 || w.size() != 4) return node_fail(n, "needs a 4-D NHWC input and a 4-D filter, got", a, w);
+  if (n.kh == 0 || n.kw == 0 || n.sh == 0 || n.sw == 0 || n.dh == 0 || n.dw == 0 || n.groups == 0 || n.gic == 0 ||
+      n.goc == 0)
+    return node_fail(n, "zero kernel size, stride, dilation, groups or channels");
+  if (n.flags & kFlagSamePadding) return node_fail(n, "TensorFlow SAME padding is not supported");
+  int64_t ic, oc;
+  if (n.kind == NodeKind::DepthwiseConv2d) {
+    if (n.goc % n.gic != 0) return node_fail(n, "output channels are not a multiple of input channels");
+    ic = n.groups;
+    oc = int64_t{n.groups} * (n.goc / n.gic);
+    if (w[0] != 1 || w[1] != n.kh || w[2] != n.kw || w[3] != oc) {
+      return node_fail(n, "depthwise filter shape does not match the parameters:", w);
+    }
+  } else {
+    ic = int64_t{n.groups} * n.gic;
+    oc = int64_t{n.groups} * n.goc;
+    if (w[0] != oc || w[1] != n.kh || w[2] != n.kw || w[3] != n.gic) {
+      return node_fail(n, "filter shape does not match the parameters:", w);
+    }
+  }
+  if (a[3] != ic) return node_fail(n, "input channels differ from the parameters:", a, w);
+  if (n.bias >= 0 && numel_of(g.shapes[n.bias]) != oc) {
+    return node_fail(n, "bias size differs from the output channels:", g.shapes[n.bias]);
+  }
+  int64_t oh = 0, ow = 0;
+  if (n.kind == NodeKind::ConvTranspose2d) {
+    if (n.adj_h >= n.sh || n.adj_w >= n.sw) return node_fail(n, "adjustment not below the stride");
+    oh = int64_t{n.sh} * (a[1] - 1) + n.adj_h + (int64_t{n.kh} - 1) * n.dh + 1 - n.pad_t - n.pad_b;
+    ow = int64_t{n.sw} * (a[2] - 1) + n.adj_w + (int64_t{n.kw} - 1) * n.dw + 1 - n.pad_l - n.pad_r;
+    if (a[1] < 1 || a[2] < 1 || oh < 1 || ow < 1) return node_fail(n, "padding larger than the output");
+  } else {
+    Error e = conv_out(n, a[1], n.pad_t, n.pad_b, n.kh, n.sh, n.dh, &oh);
+    if (e != Error::Ok) return e;
+    e = conv_out(n, a[2], n.pad_l, n.pad_r, n.kw, n.sw, n.dw, &ow);
+    if (e != Error::Ok) return e;
+  }
+  *out = {a[0], oh, ow, oc};
+  return Error::Ok;
+}
+
+Error run_conv2d(Graph& g, Node& n, const Shape& so, float* y) {
+  std::vector<etk::PackedB> tmp;
+  conv2d(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], weights_of(g, n, &tmp), so, y);
+  return Error::Ok;
+}
+
+Error run_conv_transpose2d(Graph& g, Node& n, const Shape& so, float* y) {
+  std::vector<etk::PackedB> tmp;
+  deconv2d(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], weights_of(g, n, &tmp), n.bias >= 0 ? g.ptrs[n.bias] : nullptr, so,
+           y);
+  return Error::Ok;
+}
+
+Error run_depthwise_conv2d(Graph& g, Node& n, const Shape& so, float* y) {
+  depthwise(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], g.ptrs[n.filter], n.bias >= 0 ? g.ptrs[n.bias] : nullptr, so, y);
+  return Error::Ok;
+}
+
+// Constant filter and bias: packed once here instead of per call (weights_of).
+void pack_constant_weights(const Graph& g, Node& n) {
+  if (g.values[n.filter].data == nullptr || (n.bias >= 0 && g.values[n.bias].data == nullptr)) return;
+  pack_node(n, g.values[n.filter].dims, g.values[n.filter].data, n.bias >= 0 ? g.values[n.bias].data : nullptr,
+            &n.packed);
+}
+
+Error infer_bmm(const Graph& g, const Node& n, Shape* out) {
+  const Shape& a = g.shapes[n.in[0]];
+  const Shape& b = g.shapes[n.in[1]];
+  if (a.size() < 2 || b.size() < 2) return node_fail(n, "needs inputs of rank >= 2:", a, b);
+  const bool tr = (n.flags & kFlagTransposeWeights) != 0;
+  const int64_t m = a[a.size() - 2], k = a.back();
+  const int64_t kb = tr ? b.back() : b[b.size() - 2], nn = tr ? b[b.size() - 2] : b.back();
+  if (k != kb) return node_fail(n, "inner dimensions differ:", a, b);
+  const size_t ra = a.size() - 2, rb = b.size() - 2, r = std::max(ra, rb);
+  out->assign(r + 2, 1);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t x = i < r - ra ? 1 : a[i - (r - ra)];
+    const int64_t y = i < r - rb ? 1 : b[i - (r - rb)];
+    if (x != y && x != 1 && y != 1) return node_fail(n, "batch dims do not broadcast:", a, b);
+    (*out)[i] = x == 1 ? y : x;
+  }
+  (*out)[r] = m;
+  (*out)[r + 1] = nn;
+  return Error::Ok;
+}
+
+Error run_bmm(Graph& g, Node& n, const Shape& so, float* y) {
+  bmm(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], g.shapes[n.in[1]], g.ptrs[n.in[1]], so, y);
+  return Error::Ok;
+}
+
+constexpr NodeKindDef kKinds[] = {
+    {NodeKind::FullyConnected, read_fully_connected, infer_fully_connected, run_fully_connected, pack_constant_weights},
+    {NodeKind::Conv2d, read_conv<&schema::Node::node_as_Conv2d>, infer_conv, run_conv2d, pack_constant_weights},
+    {NodeKind::DepthwiseConv2d, read_conv<&schema::Node::node_as_DepthwiseConv2d>, infer_conv, run_depthwise_conv2d,
+     nullptr},
+    {NodeKind::ConvTranspose2d, read_conv<&schema::Node::node_as_ConvTranspose2d>, infer_conv, run_conv_transpose2d,
+     pack_constant_weights},
+    {NodeKind::BatchMatrixMultiply, read_node2x1, infer_bmm, run_bmm, nullptr},
+};
+
+}  // namespace
+
+NodeKindList gemm_node_kinds() { return {kKinds, std::size(kKinds)}; }
+
+}  // namespace etxnn

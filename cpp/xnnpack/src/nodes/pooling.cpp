@@ -1,0 +1,230 @@
+// Spatial nodes over NHWC: max and average pooling, global average pooling, bilinear resize.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "common.h"
+
+namespace etxnn {
+namespace {
+
+// Mean over the pixels of each image, per channel (NHWC), clamped. (F is unused: ETK_ISA_DISPATCH wants one.)
+template <typename F>
+inline __attribute__((always_inline)) void global_avg_impl(const float* a, float* y, int64_t N, int64_t inner,
+                                                           int64_t C, float lo, float hi, F) {
+  for (int64_t b = 0; b < N; ++b) {
+    float* o = y + b * C;
+    for (int64_t c = 0; c < C; ++c) o[c] = 0.f;
+    for (int64_t p = 0; p < inner; ++p) {
+      const float* x = a + (b * inner + p) * C;
+      for (int64_t c = 0; c < C; ++c) o[c] += x[c];
+    }
+    const float s = inner > 0 ? 1.f / static_cast<float>(inner) : 0.f;
+    for (int64_t c = 0; c < C; ++c) o[c] = clampf(o[c] * s, lo, hi);
+  }
+}
+ETK_ISA_DISPATCH(global_avg, (const float* a, float* y, int64_t N, int64_t inner, int64_t C, float lo, float hi, F f),
+                 (a, y, N, inner, C, lo, hi, f))
+
+// Max / average pooling rows [r0, r1) (NHWC); `f(acc, v)` folds v into acc (max, or +) for floats and 8-float
+// vectors (by reference: a vector return type would change the ABI outside the ISA clones), `avg` divides
+// by the taps inside the image. Per output pixel the taps inside the image are listed once, then 8 channels at a
+// time are reduced over them in a vector register (GCC's vector extension: one AVX register, two SSE ones).
+template <typename F>
+inline __attribute__((always_inline)) void pool_rows_impl(const Node& n, const Shape& si, const float* x,
+                                                          const Shape& so, float* y, bool avg, int64_t r0, int64_t r1,
+                                                          F f) {
+  typedef float v8sf __attribute__((vector_size(32)));
+  const int64_t H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2];
+  const int64_t dh = avg ? 1 : std::max(n.dh, 1u), dw = avg ? 1 : std::max(n.dw, 1u);
+  const float init = avg ? 0.f : -INFINITY, lo = n.out_min, hi = n.out_max;
+  const v8sf lov = v8sf{} + lo, hiv = v8sf{} + hi;
+  std::vector<const float*> taps(static_cast<size_t>(n.kh) * n.kw);
+  for (int64_t row = r0; row < r1; ++row) {
+    const int64_t b0 = row / OH, oy = row % OH;
+    for (int64_t ox = 0; ox < OW; ++ox) {
+      float* out = y + ((b0 * OH + oy) * OW + ox) * C;
+      size_t count = 0;
+      for (int64_t ky = 0; ky < n.kh; ++ky) {
+        const int64_t iy = oy * n.sh + ky * dh - n.pad_t;
+        if (iy < 0 || iy >= H) continue;
+        for (int64_t kx = 0; kx < n.kw; ++kx) {
+          const int64_t ix = ox * n.sw + kx * dw - n.pad_l;
+          if (ix < 0 || ix >= W) continue;
+          taps[count++] = x + ((b0 * H + iy) * W + ix) * C;
+        }
+      }
+      const float scale = (avg && count > 0) ? 1.f / static_cast<float>(count) : 1.f;
+      int64_t c = 0;
+      for (; c + 8 <= C; c += 8) {
+        v8sf acc = v8sf{} + init;
+        for (size_t t = 0; t < count; ++t) {
+          v8sf v;
+          std::memcpy(&v, taps[t] + c, sizeof(v));
+          f(acc, v);
+        }
+        acc *= scale;
+        acc = acc < lov ? lov : acc;
+        acc = acc > hiv ? hiv : acc;
+        std::memcpy(out + c, &acc, sizeof(acc));
+      }
+      for (; c < C; ++c) {
+        float acc = init;
+        for (size_t t = 0; t < count; ++t) f(acc, taps[t][c]);
+        out[c] = clampf(acc * scale, lo, hi);
+      }
+    }
+  }
+}
+ETK_ISA_DISPATCH(pool_rows,
+                 (const Node& n, const Shape& si, const float* x, const Shape& so, float* y, bool avg, int64_t r0,
+                  int64_t r1, F f),
+                 (n, si, x, so, y, avg, r0, r1, f))
+
+void pool(const Node& n, const Shape& si, const float* x, const Shape& so, float* y) {
+  const bool avg = n.kind != NodeKind::MaxPooling2d;
+  parallel_rows(si[0] * so[1], so[2] * n.kh * n.kw * si[3], [&](int64_t b, int64_t e) {
+    if (avg) {
+      pool_rows(n, si, x, so, y, true, b, e, [](auto& acc, const auto& v) { acc += v; });
+    } else {
+      pool_rows(n, si, x, so, y, false, b, e, [](auto& acc, const auto& v) { acc = acc < v ? v : acc; });
+    }
+  });
+}
+
+void resize_bilinear(const Node& n, const Shape& si, const float* x, const Shape& so, float* y) {
+  const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2];
+  const bool align = (n.flags & kFlagAlignCorners) != 0, legacy = (n.flags & kFlagTensorflowLegacy) != 0;
+  auto src = [&](int64_t o, int64_t in, int64_t out, int64_t* i0, int64_t* i1, float* l) {
+    float s;
+    if (align) {
+      s = out > 1 ? static_cast<float>(o) * static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.f;
+    } else {
+      const float scale = static_cast<float>(in) / static_cast<float>(out);
+      s = legacy ? static_cast<float>(o) * scale : (static_cast<float>(o) + 0.5f) * scale - 0.5f;
+      if (s < 0.f) s = 0.f;
+    }
+    int64_t f = static_cast<int64_t>(s);
+    if (f > in - 1) f = in - 1;
+    *i0 = f;
+    *i1 = std::min<int64_t>(f + 1, in - 1);
+    *l = std::min(std::max(s - static_cast<float>(f), 0.f), 1.f);
+  };
+  for (int64_t b = 0; b < N; ++b)
+    for (int64_t oy = 0; oy < OH; ++oy) {
+      int64_t y0, y1;
+      float ly;
+      src(oy, H, OH, &y0, &y1, &ly);
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        int64_t x0, x1;
+        float lx;
+        src(ox, W, OW, &x0, &x1, &lx);
+        const float* p00 = x + ((b * H + y0) * W + x0) * C;
+        const float* p01 = x + ((b * H + y0) * W + x1) * C;
+        const float* p10 = x + ((b * H + y1) * W + x0) * C;
+        const float* p11 = x + ((b * H + y1) * W + x1) * C;
+        float* out = y + ((b * OH + oy) * OW + ox) * C;
+        for (int64_t c = 0; c < C; ++c) {
+          const float top = p00[c] + (p01[c] - p00[c]) * lx;
+          const float bot = p10[c] + (p11[c] - p10[c]) * lx;
+          out[c] = top + (bot - top) * ly;
+        }
+      }
+    }
+}
+
+// AvgPooling2d and MaxPooling2d share the PoolNode table.
+template <const schema::PoolNode* (schema::Node::*As)() const>
+Error read_pool(const NodeReader& r, const schema::Node& xn, Node& n) {
+  const schema::PoolNode* p = (xn.*As)();
+  ET_CHECK_OK_OR_RETURN_ERROR(r.need(n, p));
+  n.pad_t = p->padding_top();
+  n.pad_r = p->padding_right();
+  n.pad_b = p->padding_bottom();
+  n.pad_l = p->padding_left();
+  n.kh = p->pooling_height();
+  n.kw = p->pooling_width();
+  n.sh = p->stride_height();
+  n.sw = p->stride_width();
+  n.dh = p->dilation_height();
+  n.dw = p->dilation_width();
+  n.flags = p->flags();
+  return r.io(n, {p->input_id()}, p->output_id());
+}
+
+Error infer_pool(const Graph& g, const Node& n, Shape* out) {
+  const Shape& a = g.shapes[n.in[0]];
+  if (a.size() != 4) return node_fail(n, "needs a 4-D NHWC input, got", a);
+  if (n.kh == 0 || n.kw == 0 || n.sh == 0 || n.sw == 0) return node_fail(n, "zero pooling size or stride");
+  if (n.flags & kFlagSamePadding) return node_fail(n, "TensorFlow SAME padding is not supported");
+  const uint32_t dh = n.kind == NodeKind::MaxPooling2d ? std::max(n.dh, 1u) : 1u;
+  const uint32_t dw = n.kind == NodeKind::MaxPooling2d ? std::max(n.dw, 1u) : 1u;
+  int64_t oh = 0, ow = 0;
+  Error e = conv_out(n, a[1], n.pad_t, n.pad_b, n.kh, n.sh, dh, &oh);
+  if (e != Error::Ok) return e;
+  e = conv_out(n, a[2], n.pad_l, n.pad_r, n.kw, n.sw, dw, &ow);
+  if (e != Error::Ok) return e;
+  *out = {a[0], oh, ow, a[3]};
+  return Error::Ok;
+}
+
+Error run_pool(Graph& g, Node& n, const Shape& so, float* y) {
+  pool(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], so, y);
+  return Error::Ok;
+}
+
+Error infer_global_avg_pool(const Graph& g, const Node& n, Shape* out) {
+  const Shape& a = g.shapes[n.in[0]];
+  if (a.size() < 3 || a.size() > 4) return node_fail(n, "needs a 3-D or 4-D input, got", a);
+  if (n.flags & kFlagKeepDims) {
+    *out = a;
+    for (size_t i = 1; i + 1 < a.size(); ++i) (*out)[i] = 1;
+  } else {
+    *out = {a[0], a.back()};
+  }
+  return Error::Ok;
+}
+
+Error run_global_avg_pool(Graph& g, Node& n, const Shape&, float* y) {
+  const Shape& sa = g.shapes[n.in[0]];
+  const int64_t N = sa[0], C = sa.back(), inner = numel_of(sa) / std::max<int64_t>(1, N * C);
+  global_avg(g.ptrs[n.in[0]], y, N, inner, C, n.out_min, n.out_max, 0);
+  return Error::Ok;
+}
+
+Error read_resize_bilinear(const NodeReader& r, const schema::Node& xn, Node& n) {
+  const auto* p = xn.node_as_StaticResizeBilinear2D();
+  ET_CHECK_OK_OR_RETURN_ERROR(r.need(n, p));
+  n.flags = p->flags();
+  n.new_h = p->new_height();
+  n.new_w = p->new_width();
+  return r.io(n, {p->input_id()}, p->output_id());
+}
+
+Error infer_resize_bilinear(const Graph& g, const Node& n, Shape* out) {
+  const Shape& a = g.shapes[n.in[0]];
+  if (a.size() != 4 || n.new_h == 0 || n.new_w == 0 || n.new_h > 0x7FFFFFFF || n.new_w > 0x7FFFFFFF)
+    return node_fail(n, "needs a 4-D NHWC input and a non-zero size, got", a);
+  if (a[1] == 0 || a[2] == 0) return node_fail(n, "empty input", a);
+  *out = {a[0], n.new_h, n.new_w, a[3]};
+  return Error::Ok;
+}
+
+Error run_resize_bilinear(Graph& g, Node& n, const Shape& so, float* y) {
+  resize_bilinear(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], so, y);
+  return apply_output_range(n, y, numel_of(so));
+}
+
+constexpr NodeKindDef kKinds[] = {
+    {NodeKind::AvgPooling2d, read_pool<&schema::Node::node_as_AvgPooling2d>, infer_pool, run_pool, nullptr},
+    {NodeKind::MaxPooling2d, read_pool<&schema::Node::node_as_MaxPooling2d>, infer_pool, run_pool, nullptr},
+    {NodeKind::GlobalAvgPooling2d, read_node1x1, infer_global_avg_pool, run_global_avg_pool, nullptr},
+    {NodeKind::StaticResizeBilinear2D, read_resize_bilinear, infer_resize_bilinear, run_resize_bilinear, nullptr},
+};
+
+}  // namespace
+
+NodeKindList pooling_node_kinds() { return {kKinds, std::size(kKinds)}; }
+
+}  // namespace etxnn

@@ -1,0 +1,165 @@
+// Elementwise nodes of one input: clamp, activations (sigmoid, tanh, hardswish, GELU, ELU, leaky ReLU), math
+// functions, and softmax over the last dim.
+#include <algorithm>
+#include <cmath>
+
+#include "common.h"
+#include "fast_math.h"
+
+namespace etxnn {
+namespace {
+
+template <typename F>
+Error unary_node(Graph& g, const Node& n, const Shape& so, float* y, F f, int64_t cost = kElementwiseCost) {
+  const int64_t total = numel_of(so);
+  unary_par(g.ptrs[n.in[0]], y, total, f, cost);
+  return apply_output_range(n, y, total);
+}
+
+// The range is the operation itself: no second pass.
+Error run_clamp(Graph& g, Node& n, const Shape& so, float* y) {
+  const float lo = n.out_min, hi = n.out_max;
+  unary_par(g.ptrs[n.in[0]], y, numel_of(so), [&](float v) { return std::isnan(v) ? v : clampf(v, lo, hi); });
+  return Error::Ok;
+}
+
+Error run_sigmoid(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return 1.f / (1.f + etk::fast_expf(-v)); }, kTranscendentalCost);
+}
+
+Error run_tanh(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return std::tanh(v); });
+}
+
+Error run_exp(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return std::exp(v); });
+}
+
+Error run_log(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return std::log(v); });
+}
+
+Error run_abs(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return std::fabs(v); });
+}
+
+Error run_negate(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return -v; });
+}
+
+Error run_floor(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return std::floor(v); });
+}
+
+Error run_ceiling(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return std::ceil(v); });
+}
+
+Error run_square(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return v * v; });
+}
+
+Error run_sqrt(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return std::sqrt(v); });
+}
+
+Error run_rsqrt(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return 1.f / std::sqrt(v); });
+}
+
+Error run_sin(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return std::sin(v); });
+}
+
+Error run_cos(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return std::cos(v); });
+}
+
+Error run_hardswish(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(g, n, so, y, [](float v) { return v * std::min(std::max(v + 3.f, 0.f), 6.f) * (1.f / 6.f); });
+}
+
+Error run_gelu(Graph& g, Node& n, const Shape& so, float* y) {
+  return unary_node(
+      g, n, so, y, [](float v) { return 0.5f * v * (1.f + etk::fast_erff(v * 0.70710678118654752f)); },
+      kTranscendentalCost);
+}
+
+Error read_elu(const NodeReader& r, const schema::Node& xn, Node& n) {
+  const auto* p = xn.node_as_ELU();
+  ET_CHECK_OK_OR_RETURN_ERROR(r.need(n, p));
+  n.flags = p->flags();
+  n.alpha = p->alpha();
+  return r.io(n, {p->input_id()}, p->output_id());
+}
+
+Error run_elu(Graph& g, Node& n, const Shape& so, float* y) {
+  const float al = n.alpha;
+  return unary_node(g, n, so, y, [al](float v) { return v > 0.f ? v : al * std::expm1(v); });
+}
+
+Error read_leaky_relu(const NodeReader& r, const schema::Node& xn, Node& n) {
+  const auto* p = xn.node_as_LeakyReLU();
+  ET_CHECK_OK_OR_RETURN_ERROR(r.need(n, p));
+  n.flags = p->flags();
+  n.alpha = p->negative_slope();
+  return r.io(n, {p->input_id()}, p->output_id());
+}
+
+Error run_leaky_relu(Graph& g, Node& n, const Shape& so, float* y) {
+  const float s = n.alpha;
+  return unary_node(g, n, so, y, [s](float v) { return v >= 0.f ? v : v * s; });
+}
+
+Error infer_softmax(const Graph& g, const Node& n, Shape* out) {
+  const Shape& a = g.shapes[n.in[0]];
+  if (a.empty() || a.back() == 0) return node_fail(n, "needs a non-empty last dim", a);
+  *out = a;
+  return Error::Ok;
+}
+
+Error run_softmax(Graph& g, Node& n, const Shape& so, float* y) {
+  const Shape& sa = g.shapes[n.in[0]];
+  const float* a = g.ptrs[n.in[0]];
+  const int64_t total = numel_of(so);
+  const int64_t c = sa.back(), rows = total / c;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = a + r * c;
+    float* o = y + r * c;
+    float mx = -INFINITY;
+    for (int64_t j = 0; j < c; ++j) mx = std::max(mx, x[j]);
+    float sum = 0.f;
+    for (int64_t j = 0; j < c; ++j) sum += (o[j] = std::exp(x[j] - mx));
+    const float inv = 1.f / sum;
+    for (int64_t j = 0; j < c; ++j) o[j] *= inv;
+  }
+  return apply_output_range(n, y, total);
+}
+
+constexpr NodeKindDef kKinds[] = {
+    {NodeKind::Clamp, read_node1x1, same_shape, run_clamp, nullptr},
+    {NodeKind::Sigmoid, read_node1x1, same_shape, run_sigmoid, nullptr},
+    {NodeKind::Tanh, read_node1x1, same_shape, run_tanh, nullptr},
+    {NodeKind::Exp, read_node1x1, same_shape, run_exp, nullptr},
+    {NodeKind::Log, read_node1x1, same_shape, run_log, nullptr},
+    {NodeKind::Abs, read_node1x1, same_shape, run_abs, nullptr},
+    {NodeKind::Negate, read_node1x1, same_shape, run_negate, nullptr},
+    {NodeKind::Floor, read_node1x1, same_shape, run_floor, nullptr},
+    {NodeKind::Ceiling, read_node1x1, same_shape, run_ceiling, nullptr},
+    {NodeKind::Square, read_node1x1, same_shape, run_square, nullptr},
+    {NodeKind::SquareRoot, read_node1x1, same_shape, run_sqrt, nullptr},
+    {NodeKind::ReciprocalSquareRoot, read_node1x1, same_shape, run_rsqrt, nullptr},
+    {NodeKind::Sin, read_node1x1, same_shape, run_sin, nullptr},
+    {NodeKind::Cos, read_node1x1, same_shape, run_cos, nullptr},
+    {NodeKind::Hardswish, read_node1x1, same_shape, run_hardswish, nullptr},
+    {NodeKind::Gelu, read_node1x1, same_shape, run_gelu, nullptr},
+    {NodeKind::ELU, read_elu, same_shape, run_elu, nullptr},
+    {NodeKind::LeakyReLU, read_leaky_relu, same_shape, run_leaky_relu, nullptr},
+    {NodeKind::Softmax, read_node1x1, infer_softmax, run_softmax, nullptr},
+};
+
+}  // namespace
+
+NodeKindList unary_node_kinds() { return {kKinds, std::size(kKinds)}; }
+
+}  // namespace etxnn
