@@ -30,18 +30,18 @@ constexpr uint32_t kMaxRank = 6;
 constexpr uint32_t kMaxExterns = 4096;
 
 // XNNPACK flag bits the payload uses.
-constexpr uint32_t kFlagTransposeWeights = 0x1;   // FullyConnected: filter [in, out]; BMM: B transposed
-constexpr uint32_t kFlagTensorflowLegacy = 0x4;   // ResizeBilinear: legacy (no half-pixel) mode
-constexpr uint32_t kFlagSamePadding = 0x4;        // Conv / pooling: TensorFlow SAME padding (not emitted upstream)
-constexpr uint32_t kFlagAlignCorners = 0x8;       // ResizeBilinear
-constexpr uint32_t kFlagKeepDims = 0x40;          // pooling / reductions
+constexpr uint32_t kFlagTransposeWeights = 0x1;  // FullyConnected: filter [in, out]; BMM: B transposed
+constexpr uint32_t kFlagTensorflowLegacy = 0x4;  // ResizeBilinear: legacy (no half-pixel) mode
+constexpr uint32_t kFlagSamePadding = 0x4;       // Conv / pooling: TensorFlow SAME padding (not emitted upstream)
+constexpr uint32_t kFlagAlignCorners = 0x8;      // ResizeBilinear
+constexpr uint32_t kFlagKeepDims = 0x40;         // pooling / reductions
 
 using Shape = std::vector<int64_t>;
 
 struct Value {
-  Shape dims;                    // as serialized (example shapes for non-constants)
-  const float* data = nullptr;   // constants only
-  int64_t external_id = -1;      // position in the DelegateCall args, or -1
+  Shape dims;                   // as serialized (example shapes for non-constants)
+  const float* data = nullptr;  // constants only
+  int64_t external_id = -1;     // position in the DelegateCall args, or -1
   bool is_input = false;
   bool is_output = false;
   uint32_t id_out = 0;
@@ -49,7 +49,7 @@ struct Value {
 
 struct Node {
   NodeKind kind = NodeKind::NONE;
-  uint32_t index = 0;            // position in xnodes (for messages)
+  uint32_t index = 0;  // position in xnodes (for messages)
   uint32_t debug_handle = 0;
   int in[5] = {-1, -1, -1, -1, -1};
   int nin = 0;

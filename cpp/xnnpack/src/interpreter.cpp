@@ -69,7 +69,8 @@ Error run_graph(Graph& g, bool do_compute) {
     if (so.size() > kMaxRank) return node_fail(n, "output rank too large:", so);
     int64_t total = 1;
     for (int64_t d : so) {
-      if (d < 0 || __builtin_mul_overflow(total, d, &total) || total > kMaxNumel) return node_fail(n, "output too large");
+      if (d < 0 || __builtin_mul_overflow(total, d, &total) || total > kMaxNumel)
+        return node_fail(n, "output too large");
     }
     g.shapes[n.out] = so;
     if (!do_compute || n.fused_away) continue;
@@ -254,8 +255,11 @@ Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EVa
     if (v.external_id < 0) continue;
     if (static_cast<size_t>(v.external_id) >= args.size() || args[v.external_id] == nullptr ||
         !args[v.external_id]->isTensor()) {
-      return fail(Error::InvalidArgument, "external value %" PRId64 " is not a tensor argument of the delegate call "
-                  "(%zu arguments)", v.external_id, args.size());
+      return fail(Error::InvalidArgument,
+                  "external value %" PRId64
+                  " is not a tensor argument of the delegate call "
+                  "(%zu arguments)",
+                  v.external_id, args.size());
     }
     if (!v.is_input) continue;
     const Tensor t = args[v.external_id]->toTensor();

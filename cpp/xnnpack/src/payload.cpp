@@ -129,7 +129,8 @@ class Loader {
     }
     constant_data_ = fb->constant_data();
     if (fb->constant_buffer() != nullptr && fb->constant_buffer()->size() > 1) {
-      return fail(Error::NotSupported, "payload stores constants in the deprecated constant_buffer table; re-export "
+      return fail(Error::NotSupported,
+                  "payload stores constants in the deprecated constant_buffer table; re-export "
                   "with a newer ExecuTorch");
     }
     const auto* values = fb->xvalues();
@@ -154,16 +155,17 @@ class Loader {
     return Error::Ok;
   }
 
-private:
+ private:
   Error load_value(size_t i, const schema::Value* xv) {
     if (xv == nullptr) return fail(Error::InvalidProgram, "value %zu is missing", i);
     const schema::TensorValue* tv = nullptr;
     if (xv->value_type() == schema::ValueUnion::QuantizedTensorValue) {
       const auto* q = xv->value_as_QuantizedTensorValue();
       const auto* base = q ? q->tensor_value() : nullptr;
-      return fail(Error::NotSupported, "value %zu (id %u) is a quantized tensor (%s quantization, dtype %s); this "
-                  "XNNPACK delegate runs fp32 graphs only, quantized payloads are not supported yet", i,
-                  base ? base->id_out() : 0u, q ? quant_name(q->quant_params_type()) : "unknown",
+      return fail(Error::NotSupported,
+                  "value %zu (id %u) is a quantized tensor (%s quantization, dtype %s); this "
+                  "XNNPACK delegate runs fp32 graphs only, quantized payloads are not supported yet",
+                  i, base ? base->id_out() : 0u, q ? quant_name(q->quant_params_type()) : "unknown",
                   base ? datatype_name(base->datatype()) : "unknown");
     }
     if (xv->value_type() != schema::ValueUnion::TensorValue || (tv = xv->value_as_TensorValue()) == nullptr) {
@@ -171,12 +173,14 @@ private:
                   static_cast<unsigned>(xv->value_type()));
     }
     if (tv->datatype() != schema::DataType::fp32) {
-      return fail(Error::NotSupported, "value %zu (id %u) has dtype %s; this XNNPACK delegate runs fp32 graphs only",
-                  i, tv->id_out(), datatype_name(tv->datatype()));
+      return fail(Error::NotSupported, "value %zu (id %u) has dtype %s; this XNNPACK delegate runs fp32 graphs only", i,
+                  tv->id_out(), datatype_name(tv->datatype()));
     }
     if (tv->dq_datatype() != schema::DataType::invalid) {
-      return fail(Error::NotSupported, "value %zu (id %u) asks for dynamic quantization to %s, which is not "
-                  "supported", i, tv->id_out(), datatype_name(tv->dq_datatype()));
+      return fail(Error::NotSupported,
+                  "value %zu (id %u) asks for dynamic quantization to %s, which is not "
+                  "supported",
+                  i, tv->id_out(), datatype_name(tv->dq_datatype()));
     }
     Value v;
     v.id_out = tv->id_out();
@@ -232,8 +236,10 @@ private:
     if (cd->named_key() != nullptr && cd->named_key()->size() > 0) {
       const char* key = cd->named_key()->c_str();
       if (named_ == nullptr) {
-        return fail(Error::InvalidProgram, "value %zu: constant '%s' is in the program's named data, which this "
-                    "program does not have", i, key);
+        return fail(Error::InvalidProgram,
+                    "value %zu: constant '%s' is in the program's named data, which this "
+                    "program does not have",
+                    i, key);
       }
       Result<FreeableBuffer> buf = named_->get_data(key);
       if (!buf.ok()) {
@@ -245,7 +251,8 @@ private:
                     buf->size(), nbytes);
       }
       src = buf->data();
-      if (nbytes > 0 && src == nullptr) return fail(Error::InvalidProgram, "value %zu: named data '%s' is empty", i, key);
+      if (nbytes > 0 && src == nullptr)
+        return fail(Error::InvalidProgram, "value %zu: named data '%s' is empty", i, key);
       if (reinterpret_cast<uintptr_t>(src) % alignof(float) == 0) {
         *out = static_cast<const float*>(src);
         g_->held.push_back(std::move(*buf));
@@ -255,9 +262,11 @@ private:
       return Error::Ok;
     }
     if (!range_ok(cd->offset(), nbytes, consts_size_)) {
-      return fail(Error::InvalidProgram, "value %zu: constant %u [%" PRIu64 ", +%" PRIu64 ") lies outside the "
-                  "payload's constant data (%" PRIu64 " bytes)", i, cidx, static_cast<uint64_t>(cd->offset()), nbytes,
-                  consts_size_);
+      return fail(Error::InvalidProgram,
+                  "value %zu: constant %u [%" PRIu64 ", +%" PRIu64
+                  ") lies outside the "
+                  "payload's constant data (%" PRIu64 " bytes)",
+                  i, cidx, static_cast<uint64_t>(cd->offset()), nbytes, consts_size_);
     }
     copy_out(consts_ + cd->offset(), nbytes, out);
     return Error::Ok;
@@ -286,12 +295,13 @@ private:
     }
     const NodeKindDef* def = node_def(n.kind);
     if (def == nullptr) {
-      return fail(Error::NotSupported, "node %zu has unknown kind %u (newer exporter?); this XNNPACK delegate "
-                  "knows kinds 1..%u", i, static_cast<unsigned>(n.kind), static_cast<unsigned>(NodeKind::MAX));
+      return fail(Error::NotSupported,
+                  "node %zu has unknown kind %u (newer exporter?); this XNNPACK delegate "
+                  "knows kinds 1..%u",
+                  i, static_cast<unsigned>(n.kind), static_cast<unsigned>(NodeKind::MAX));
     }
     if (def->read == nullptr) {
-      return fail(Error::NotSupported, "node %zu (%s) is not supported by this XNNPACK delegate", i,
-                  node_name(n.kind));
+      return fail(Error::NotSupported, "node %zu (%s) is not supported by this XNNPACK delegate", i, node_name(n.kind));
     }
     ET_CHECK_OK_OR_RETURN(def->read(NodeReader(ids_), *xn, n));
     // Outputs: never a constant or an external input; inputs: defined before use.
@@ -337,7 +347,8 @@ private:
 }  // namespace
 
 Error load_graph(const void* blob, size_t size, const NamedDataMap* named, Graph* graph) {
-  if (blob == nullptr || size < 8) return fail(Error::InvalidProgram, "payload is empty or truncated (%zu bytes)", size);
+  if (blob == nullptr || size < 8)
+    return fail(Error::InvalidProgram, "payload is empty or truncated (%zu bytes)", size);
   const auto* p = static_cast<const uint8_t*>(blob);
   uint64_t fb_off = 0, fb_size = size, c_off = 0, c_size = 0;
   if (size >= 30 && std::memcmp(p + 4, "XH00", 4) == 0) {
@@ -347,9 +358,10 @@ Error load_graph(const void* blob, size_t size, const NamedDataMap* named, Graph
     c_off = rd32(p + 18);
     c_size = rd64(p + 22);
     if (hlen < 30 || !range_ok(fb_off, fb_size, size) || !range_ok(c_off, c_size, size) || fb_off < hlen) {
-      return fail(Error::InvalidProgram, "XH00 header out of range (header %u, flatbuffer [%" PRIu64 ", +%" PRIu64
-                  "), constants [%" PRIu64 ", +%" PRIu64 ") in %zu bytes)", hlen, fb_off, fb_size, c_off, c_size,
-                  size);
+      return fail(Error::InvalidProgram,
+                  "XH00 header out of range (header %u, flatbuffer [%" PRIu64 ", +%" PRIu64 "), constants [%" PRIu64
+                  ", +%" PRIu64 ") in %zu bytes)",
+                  hlen, fb_off, fb_size, c_off, c_size, size);
     }
   }
   if (fb_size < 8) return fail(Error::InvalidProgram, "payload flatbuffer is truncated (%" PRIu64 " bytes)", fb_size);
