@@ -178,12 +178,18 @@ bool catalog_declares(const CatalogEntry& c, Kind kind, const std::string& key) 
   return in_csv(kind == Kind::kBackend ? c.backends : c.operator_namespaces, key);
 }
 
+bool autoload_enabled() {
+  const char* autoload = std::getenv("EXECUTORCH_AUTOLOAD");
+  return autoload == nullptr || std::strcmp(autoload, "0") != 0;
+}
+
 // The component that provides `key`, loading candidates in order: those already loaded, those the SDK's catalog
-// names for it, then every other component file. Null when none does.
+// names for it, then every other component file (none with EXECUTORCH_AUTOLOAD=0). Null when none does.
 Found* find_provider(State& s, Kind kind, const std::string& key) {
   list_dir(s);
   for (auto& f : s.found)
     if (declares(f->desc, kind, key)) return f.get();
+  if (!autoload_enabled()) return nullptr;
   for (int pass = 0; pass < 2; ++pass) {
     for (auto& f : s.found) {
       if (f->probed) continue;
@@ -253,8 +259,7 @@ Error load_library(const char* path) {
 
 Error load_component(const char* name) {
   if (name == nullptr) return Error::InvalidArgument;
-  const char* autoload = std::getenv("EXECUTORCH_AUTOLOAD");
-  if (autoload != nullptr && std::strcmp(autoload, "0") == 0) {
+  if (!autoload_enabled()) {
     return internal::fail(Error::NotSupported, "component loading is turned off (EXECUTORCH_AUTOLOAD=0)");
   }
   State& s = state();

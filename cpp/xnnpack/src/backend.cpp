@@ -62,8 +62,13 @@ uint32_t register_all() {
 
 const char* const kNamespaces[] = {nullptr};
 const char* const kBackends[] = {"XnnpackBackend", nullptr};
-const ExecutorchComponent kComponent = {EXECUTORCH_COMPONENT_API_VERSION, "xnnpack", "executorch-xnnpack",
-                                        EXECUTORCH_VERSION, kNamespaces, kBackends, &register_all};
+const ExecutorchComponent kComponent = {EXECUTORCH_COMPONENT_API_VERSION,
+                                        "xnnpack",
+                                        "executorch-xnnpack",
+                                        EXECUTORCH_VERSION,
+                                        kNamespaces,
+                                        kBackends,
+                                        &register_all};
 
 }  // namespace
 }  // namespace etxnn
