@@ -209,7 +209,9 @@ void elementwise(KernelRuntimeContext& ctx, const Tensor& out, const Operand* co
   ops[0] = &o;
   for (int k = 0; k < NIN; ++k) ops[k + 1] = ins[k];
   Loop<NIN + 1> L;
-  if (!L.init(shape, ops)) return fail(ctx, Error::InvalidArgument);
+  if (!L.init(shape, ops))
+    return fail(ctx, Error::InvalidArgument, "the operands do not broadcast to the result shape %s",
+                shape_string(shape.d, shape.ndim).c_str());
   if (L.numel == 0) return;
 
   bool same_in = true;

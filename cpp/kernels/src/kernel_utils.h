@@ -39,9 +39,6 @@ constexpr int64_t kParallelGrain = 32768;
 // (counting from 0) and what was wrong ("argument 1 has dtype Half, expected ..."); Method::execute prefixes the
 // method, operator and instruction.
 void fail(KernelRuntimeContext& ctx, Error e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-inline void fail(KernelRuntimeContext& ctx, Error e) {
-  if (ctx.failure_state() == Error::Ok) ctx.fail(e);
-}
 // What an argument holds, for messages: "a Tensor", "an int", "None", ...
 const char* value_kind(const EValue* v);
 // A dtype's name for messages ("Float", "Long", ...).
