@@ -160,7 +160,10 @@ def test_manifest_is_consistent() -> None:
     cmake_dirs = [p for p in (REPO / "cpp").iterdir() if (p / "CMakeLists.txt").is_file()]
     cmake_components = set()
     for d in cmake_dirs:
-        cmake_components |= set(re.findall(r"COMPONENT (\w+)", (d / "CMakeLists.txt").read_text()))
+        text = (d / "CMakeLists.txt").read_text()
+        # executorch_add_component (cmake/components.cmake) installs into the CMake component of its NAME.
+        cmake_components |= set(re.findall(r"COMPONENT (\w+)", text))
+        cmake_components |= set(re.findall(r"executorch_add_component\(NAME (\w+)", text))
     cmake_components |= set(re.findall(r"COMPONENT (\w+)", (REPO / "cmake" / "CMakeLists.txt").read_text()))
     built = build_conda.built_components(MANIFEST).values()
     assert cmake_components - {"devlinks"} == {c["cmake_component"] for c in built}
