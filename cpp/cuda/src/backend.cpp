@@ -41,7 +41,7 @@ using executorch::runtime::set_last_error;
 using executorch::runtime::Span;
 
 Error cuda_fail(cudaError_t e, const char* what) {
-  return failf(Error::Internal, "%s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+  return ETCUDA_FAIL(Error::Internal, "%s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
 const char* cublas_name(cublasStatus_t s) {
@@ -166,7 +166,7 @@ class CudaBackend final : public BackendInterface {
 
   Result<DelegateHandle*> init(BackendInitContext& context, FreeableBuffer* processed,
                                ArrayRef<CompileSpec> compile_specs) const override {
-    if (processed == nullptr) return failf(Error::InvalidArgument, "no payload");
+    if (processed == nullptr) return ETCUDA_FAIL(Error::InvalidArgument, "no payload");
     Handle* h = new (std::nothrow) Handle();
     if (h == nullptr) return Error::MemoryAllocationFailed;
     Error e = parse_payload(static_cast<const uint8_t*>(processed->data()), processed->size(), compile_specs,
@@ -195,7 +195,7 @@ class CudaBackend final : public BackendInterface {
   // or a damaged payload is named as such rather than reported as "no CUDA device".
   Error validate(BackendInitContext& context, FreeableBuffer* processed,
                  ArrayRef<CompileSpec> compile_specs) const override {
-    if (processed == nullptr) return failf(Error::InvalidArgument, "no payload");
+    if (processed == nullptr) return ETCUDA_FAIL(Error::InvalidArgument, "no payload");
     Graph g;
     return parse_payload(static_cast<const uint8_t*>(processed->data()), processed->size(), compile_specs,
                          context.get_named_data_map(), &g);
@@ -205,8 +205,8 @@ class CudaBackend final : public BackendInterface {
   static Error open_device(Handle& h) {
     char why[512];
     if (!have_device(why, sizeof(why))) {
-      return failf(Error::NotSupported, "payload accepted (%zu kernel calls) but it cannot run here: %s",
-                   h.state.graph.steps.size(), why);
+      return ETCUDA_FAIL(Error::NotSupported, "payload accepted (%zu kernel calls) but it cannot run here: %s",
+                         h.state.graph.steps.size(), why);
     }
     cudaError_t ce = cudaGetDevice(&h.dev.device);
     if (ce != cudaSuccess) return cuda_fail(ce, "cudaGetDevice");
@@ -218,14 +218,14 @@ class CudaBackend final : public BackendInterface {
     cublasStatus_t s = cublasCreate(&h.dev.cublas);
     if (s != CUBLAS_STATUS_SUCCESS) {
       h.dev.cublas = nullptr;
-      return failf(Error::Internal, "cublasCreate failed: %s", cublas_name(s));
+      return ETCUDA_FAIL(Error::Internal, "cublasCreate failed: %s", cublas_name(s));
     }
     s = cublasSetStream(h.dev.cublas, h.dev.stream);
     if (s == CUBLAS_STATUS_SUCCESS) s = cublasSetMathMode(h.dev.cublas, CUBLAS_DEFAULT_MATH);  // fp32, no TF32
-    if (s != CUBLAS_STATUS_SUCCESS) return failf(Error::Internal, "cuBLAS setup failed: %s", cublas_name(s));
+    if (s != CUBLAS_STATUS_SUCCESS) return ETCUDA_FAIL(Error::Internal, "cuBLAS setup failed: %s", cublas_name(s));
     if (upload_constants(h.dev, h.state) != Error::Ok) {
       const std::string reason = executorch::runtime::last_error_message();
-      return failf(Error::MemoryAllocationFailed, "uploading the constants: %s", reason.c_str());
+      return ETCUDA_FAIL(Error::MemoryAllocationFailed, "uploading the constants: %s", reason.c_str());
     }
     return Error::Ok;
   }

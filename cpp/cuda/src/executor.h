@@ -42,8 +42,6 @@ struct State {
   std::vector<executorch::aten::SizesType> sizes_tmp;
 };
 
-Error exec_fail(Error e, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-
 template <class Dev>
 void release_all(Dev& dev, State& s) {
   for (float*& p : s.buf) {
@@ -199,22 +197,22 @@ Error execute_state(Dev& dev, State& s, Span<EValue*> args) {
   const Graph& g = s.graph;
   const size_t ni = g.inputs.size(), no = g.outputs.size();
   if (args.size() != ni + no) {
-    return exec_fail(Error::InvalidArgument,
-                     "the delegate call has %zu arguments, the payload takes %zu inputs and "
-                     "%zu outputs",
-                     args.size(), ni, no);
+    return ETCUDA_FAIL(Error::InvalidArgument,
+                       "the delegate call has %zu arguments, the payload takes %zu inputs and "
+                       "%zu outputs",
+                       args.size(), ni, no);
   }
   s.input_shapes.resize(ni);
   for (size_t i = 0; i < ni + no; ++i) {
     if (args[i] == nullptr || !args[i]->isTensor()) {
-      return exec_fail(Error::InvalidArgument, "delegate argument %zu is not a tensor", i);
+      return ETCUDA_FAIL(Error::InvalidArgument, "delegate argument %zu is not a tensor", i);
     }
     const executorch::aten::Tensor& t = args[i]->toTensor();
     if (t.scalar_type() != executorch::aten::ScalarType::Float) {
-      return exec_fail(Error::InvalidType, "delegate argument %zu is not an fp32 tensor", i);
+      return ETCUDA_FAIL(Error::InvalidType, "delegate argument %zu is not an fp32 tensor", i);
     }
     if (!contiguous_dim_order(t)) {
-      return exec_fail(Error::NotSupported, "delegate argument %zu is not in contiguous dim order", i);
+      return ETCUDA_FAIL(Error::NotSupported, "delegate argument %zu is not in contiguous dim order", i);
     }
     if (i < ni) s.input_shapes[i].assign(t.sizes().begin(), t.sizes().end());
   }
@@ -235,7 +233,7 @@ Error execute_state(Dev& dev, State& s, Span<EValue*> args) {
     err = run_step(dev, s, si);
     if (err != Error::Ok) {
       const std::string why = executorch::runtime::last_error_message();
-      err = exec_fail(err, "kernel call %zu (%s): %s", si, g.steps[si].name.c_str(), why.c_str());
+      err = ETCUDA_FAIL(err, "kernel call %zu (%s): %s", si, g.steps[si].name.c_str(), why.c_str());
     }
   }
   for (size_t j = 0; j < no && err == Error::Ok; ++j) {
@@ -245,8 +243,8 @@ Error execute_state(Dev& dev, State& s, Span<EValue*> args) {
     s.sizes_tmp.clear();
     for (int64_t d : shape) {
       if (d > std::numeric_limits<executorch::aten::SizesType>::max()) {
-        err = exec_fail(Error::InvalidArgument, "output %zu: size %lld does not fit a tensor size", j,
-                        static_cast<long long>(d));
+        err = ETCUDA_FAIL(Error::InvalidArgument, "output %zu: size %lld does not fit a tensor size", j,
+                          static_cast<long long>(d));
         break;
       }
       s.sizes_tmp.push_back(static_cast<executorch::aten::SizesType>(d));
@@ -256,7 +254,7 @@ Error execute_state(Dev& dev, State& s, Span<EValue*> args) {
         t, executorch::runtime::ArrayRef<executorch::aten::SizesType>(s.sizes_tmp.data(), s.sizes_tmp.size()));
     if (err != Error::Ok) {
       const std::string why = executorch::runtime::last_error_message();
-      err = exec_fail(err, "output %zu: cannot resize the output tensor to the computed shape: %s", j, why.c_str());
+      err = ETCUDA_FAIL(err, "output %zu: cannot resize the output tensor to the computed shape: %s", j, why.c_str());
       break;
     }
     const size_t bytes = static_cast<size_t>(numel_of(shape)) * sizeof(float);

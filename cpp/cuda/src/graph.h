@@ -137,8 +137,9 @@ struct Plan {
   std::vector<StepPlan> steps;
 };
 
-// Records "CudaBackend: <message>" as the last error (set_last_error) and returns `e`.
-Error failf(Error e, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// Records "CudaBackend: <message>" through the runtime's error helper (set_last_error: last_error_message(),
+// logged) and returns `error`; the format must be a string literal.
+#define ETCUDA_FAIL(error, ...) ::executorch::runtime::set_last_error(error, "CudaBackend: " __VA_ARGS__)
 
 // Reads and checks a payload (docs/cuda.md). On error returns non-Ok with the reason set via set_last_error. The
 // graph's constant pointers point into `data`.

@@ -147,63 +147,65 @@ bool is_scalar(Kind k) { return k == Kind::Int || k == Kind::Double || k == Kind
 Error read_tensor(const et_pte::Program* program, const et_pte::Tensor* t, size_t vi, Value* v) {
   v->kind = Kind::Tensor;
   if (t->scalar_type() != et_pte::ScalarType::FLOAT) {
-    return failf(
+    return ETCUDA_FAIL(
         Error::NotSupported, "value %zu is a %s tensor; the CUDA delegate runs fp32 tensors only", vi,
         et_pte::EnumNameScalarType(t->scalar_type())[0] ? et_pte::EnumNameScalarType(t->scalar_type()) : "non-float");
   }
-  if (t->sizes() == nullptr) return failf(Error::InvalidProgram, "tensor value %zu has no sizes", vi);
+  if (t->sizes() == nullptr) return ETCUDA_FAIL(Error::InvalidProgram, "tensor value %zu has no sizes", vi);
   const size_t rank = t->sizes()->size();
   if (rank > static_cast<size_t>(kMaxDim)) {
-    return failf(Error::NotSupported, "tensor value %zu has rank %zu (the CUDA delegate supports up to %d)", vi, rank,
-                 kMaxDim);
+    return ETCUDA_FAIL(Error::NotSupported, "tensor value %zu has rank %zu (the CUDA delegate supports up to %d)", vi,
+                       rank, kMaxDim);
   }
   int64_t numel = 1;
   for (size_t k = 0; k < rank; ++k) {
     const int64_t d = t->sizes()->Get(static_cast<flatbuffers::uoffset_t>(k));
-    if (d < 0) return failf(Error::InvalidProgram, "tensor value %zu has a negative size", vi);
+    if (d < 0) return ETCUDA_FAIL(Error::InvalidProgram, "tensor value %zu has a negative size", vi);
     v->sizes.push_back(d);
-    if (d != 0 && numel > kMaxNumel / d) return failf(Error::InvalidProgram, "tensor value %zu is too large", vi);
+    if (d != 0 && numel > kMaxNumel / d) return ETCUDA_FAIL(Error::InvalidProgram, "tensor value %zu is too large", vi);
     numel *= d;
   }
   if (t->dim_order() != nullptr && t->dim_order()->size() != 0) {
     if (t->dim_order()->size() != rank) {
-      return failf(Error::InvalidProgram, "tensor value %zu: dim_order has %u entries for rank %zu", vi,
-                   t->dim_order()->size(), rank);
+      return ETCUDA_FAIL(Error::InvalidProgram, "tensor value %zu: dim_order has %u entries for rank %zu", vi,
+                         t->dim_order()->size(), rank);
     }
     for (size_t k = 0; k < rank; ++k) {
       if (t->dim_order()->Get(static_cast<flatbuffers::uoffset_t>(k)) != k) {
-        return failf(Error::NotSupported,
-                     "tensor value %zu is not in contiguous dim order (channels-last tensors "
-                     "are not supported by the CUDA delegate)",
-                     vi);
+        return ETCUDA_FAIL(Error::NotSupported,
+                           "tensor value %zu is not in contiguous dim order (channels-last tensors "
+                           "are not supported by the CUDA delegate)",
+                           vi);
       }
     }
   }
-  if (t->storage_offset() != 0) return failf(Error::InvalidProgram, "tensor value %zu has a storage offset", vi);
+  if (t->storage_offset() != 0) return ETCUDA_FAIL(Error::InvalidProgram, "tensor value %zu has a storage offset", vi);
   if (t->allocation_info() != nullptr) {
-    return failf(Error::InvalidProgram,
-                 "tensor value %zu has allocation_info (the CUDA delegate owns its memory; "
-                 "the payload's tensors must not be memory-planned)",
-                 vi);
+    return ETCUDA_FAIL(Error::InvalidProgram,
+                       "tensor value %zu has allocation_info (the CUDA delegate owns its memory; "
+                       "the payload's tensors must not be memory-planned)",
+                       vi);
   }
   if (t->extra_tensor_info() != nullptr && t->extra_tensor_info()->location() == et_pte::TensorDataLocation::EXTERNAL) {
-    return failf(Error::NotSupported,
-                 "tensor value %zu refers to external data; the CUDA payload carries its "
-                 "constants inline",
-                 vi);
+    return ETCUDA_FAIL(Error::NotSupported,
+                       "tensor value %zu refers to external data; the CUDA payload carries its "
+                       "constants inline",
+                       vi);
   }
   const uint32_t bi = t->data_buffer_idx();
   if (bi != 0) {
     const auto* buffers = program->constant_buffer();
     if (buffers == nullptr || bi >= buffers->size()) {
-      return failf(Error::InvalidProgram, "tensor value %zu: constant buffer %u does not exist (the program has %u)",
-                   vi, bi, buffers ? buffers->size() : 0u);
+      return ETCUDA_FAIL(Error::InvalidProgram,
+                         "tensor value %zu: constant buffer %u does not exist (the program has %u)", vi, bi,
+                         buffers ? buffers->size() : 0u);
     }
     const auto* storage = buffers->Get(bi)->storage();
     const uint64_t need = static_cast<uint64_t>(numel) * sizeof(float);
     if (storage == nullptr || storage->size() < need) {
-      return failf(Error::InvalidProgram, "tensor value %zu: constant buffer %u has %u bytes, the tensor needs %llu",
-                   vi, bi, storage ? storage->size() : 0u, static_cast<unsigned long long>(need));
+      return ETCUDA_FAIL(Error::InvalidProgram,
+                         "tensor value %zu: constant buffer %u has %u bytes, the tensor needs %llu", vi, bi,
+                         storage ? storage->size() : 0u, static_cast<unsigned long long>(need));
     }
     v->constant = true;
     v->data = storage->data();
@@ -213,8 +215,8 @@ Error read_tensor(const et_pte::Program* program, const et_pte::Tensor* t, size_
 
 Error read_values(const et_pte::Program* program, const et_pte::ExecutionPlan* plan, Graph* g) {
   const auto* values = plan->values();
-  if (values == nullptr) return failf(Error::InvalidProgram, "the plan has no values");
-  if (values->size() > kMaxValues) return failf(Error::InvalidProgram, "the plan has too many values");
+  if (values == nullptr) return ETCUDA_FAIL(Error::InvalidProgram, "the plan has no values");
+  if (values->size() > kMaxValues) return ETCUDA_FAIL(Error::InvalidProgram, "the plan has too many values");
   const size_t nv = values->size();
   g->values.resize(nv);
   std::vector<std::vector<int32_t>> int_list_items(nv);
@@ -222,7 +224,7 @@ Error read_values(const et_pte::Program* program, const et_pte::ExecutionPlan* p
     const auto* ev = values->Get(static_cast<flatbuffers::uoffset_t>(i));
     Value& v = g->values[i];
     if (ev == nullptr || (ev->val_type() != et_pte::KernelTypes::NONE && ev->val() == nullptr)) {
-      return failf(Error::InvalidProgram, "value %zu has a type but no data", i);
+      return ETCUDA_FAIL(Error::InvalidProgram, "value %zu has a type but no data", i);
     }
     switch (ev->val_type()) {
       case et_pte::KernelTypes::Null: v.kind = Kind::None; break;
@@ -247,11 +249,11 @@ Error read_values(const et_pte::Program* program, const et_pte::ExecutionPlan* p
       case et_pte::KernelTypes::IntList: {
         v.kind = Kind::IntList;
         const auto* items = ev->val_as_IntList()->items();
-        if (items == nullptr) return failf(Error::InvalidProgram, "int list value %zu has no items", i);
+        if (items == nullptr) return ETCUDA_FAIL(Error::InvalidProgram, "int list value %zu has no items", i);
         for (int64_t it : *items) {
           if (it < 0 || static_cast<uint64_t>(it) >= nv) {
-            return failf(Error::InvalidProgram, "int list value %zu refers to value %lld (the plan has %zu)", i,
-                         static_cast<long long>(it), nv);
+            return ETCUDA_FAIL(Error::InvalidProgram, "int list value %zu refers to value %lld (the plan has %zu)", i,
+                               static_cast<long long>(it), nv);
           }
           int_list_items[i].push_back(static_cast<int32_t>(it));
         }
@@ -264,11 +266,11 @@ Error read_values(const et_pte::Program* program, const et_pte::ExecutionPlan* p
         const bool optional = ev->val_type() == et_pte::KernelTypes::OptionalTensorList;
         v.kind = optional ? Kind::OptionalTensorList : Kind::TensorList;
         const auto* items = optional ? ev->val_as_OptionalTensorList()->items() : ev->val_as_TensorList()->items();
-        if (items == nullptr) return failf(Error::InvalidProgram, "tensor list value %zu has no items", i);
+        if (items == nullptr) return ETCUDA_FAIL(Error::InvalidProgram, "tensor list value %zu has no items", i);
         for (int32_t it : *items) {
           if ((it < 0 && !(optional && it == -1)) || (it >= 0 && static_cast<size_t>(it) >= nv)) {
-            return failf(Error::InvalidProgram, "tensor list value %zu refers to value %d (the plan has %zu)", i, it,
-                         nv);
+            return ETCUDA_FAIL(Error::InvalidProgram, "tensor list value %zu refers to value %d (the plan has %zu)", i,
+                               it, nv);
           }
           v.items.push_back(it);
         }
@@ -280,8 +282,8 @@ Error read_values(const et_pte::Program* program, const et_pte::ExecutionPlan* p
         break;
       }
       default:
-        return failf(Error::InvalidProgram, "value %zu has no or an unknown type (%d)", i,
-                     static_cast<int>(ev->val_type()));
+        return ETCUDA_FAIL(Error::InvalidProgram, "value %zu has no or an unknown type (%d)", i,
+                           static_cast<int>(ev->val_type()));
     }
   }
   // List members, now that every value's kind is known.
@@ -290,16 +292,16 @@ Error read_values(const et_pte::Program* program, const et_pte::ExecutionPlan* p
     if (v.kind == Kind::IntList) {
       for (int32_t it : int_list_items[i]) {
         if (g->values[it].kind != Kind::Int) {
-          return failf(Error::InvalidProgram, "int list value %zu: member value %d is a %s, not an Int", i, it,
-                       kind_name(g->values[it].kind));
+          return ETCUDA_FAIL(Error::InvalidProgram, "int list value %zu: member value %d is a %s, not an Int", i, it,
+                             kind_name(g->values[it].kind));
         }
         v.ints.push_back(g->values[it].i);
       }
     } else if (v.kind == Kind::TensorList || v.kind == Kind::OptionalTensorList) {
       for (int32_t it : v.items) {
         if (it >= 0 && g->values[it].kind != Kind::Tensor) {
-          return failf(Error::InvalidProgram, "tensor list value %zu: member value %d is a %s, not a Tensor", i, it,
-                       kind_name(g->values[it].kind));
+          return ETCUDA_FAIL(Error::InvalidProgram, "tensor list value %zu: member value %d is a %s, not a Tensor", i,
+                             it, kind_name(g->values[it].kind));
         }
       }
     }
@@ -308,15 +310,16 @@ Error read_values(const et_pte::Program* program, const et_pte::ExecutionPlan* p
 }
 
 Error read_io(const flatbuffers::Vector<int32_t>* list, const char* what, Graph* g, std::vector<int32_t>* out) {
-  if (list == nullptr) return failf(Error::InvalidProgram, "the plan has no %s", what);
+  if (list == nullptr) return ETCUDA_FAIL(Error::InvalidProgram, "the plan has no %s", what);
   for (int32_t idx : *list) {
     if (idx < 0 || static_cast<size_t>(idx) >= g->values.size()) {
-      return failf(Error::InvalidProgram, "plan %s: value index %d is out of range (the plan has %zu values)", what,
-                   idx, g->values.size());
+      return ETCUDA_FAIL(Error::InvalidProgram, "plan %s: value index %d is out of range (the plan has %zu values)",
+                         what, idx, g->values.size());
     }
     if (g->values[idx].kind != Kind::Tensor) {
-      return failf(Error::NotSupported, "plan %s: value %d is a %s; the CUDA delegate takes and returns tensors only",
-                   what, idx, kind_name(g->values[idx].kind));
+      return ETCUDA_FAIL(Error::NotSupported,
+                         "plan %s: value %d is a %s; the CUDA delegate takes and returns tensors only", what, idx,
+                         kind_name(g->values[idx].kind));
     }
     out->push_back(idx);
   }
@@ -327,8 +330,8 @@ Error read_io(const flatbuffers::Vector<int32_t>* list, const char* what, Graph*
 Error check_args(const OpEntry& op, size_t si, Step* step, Graph* g) {
   const size_t n = std::strlen(op.sig);
   if (step->args.size() != n) {
-    return failf(Error::InvalidProgram, "kernel call %zu (%s) has %zu arguments, expected %zu", si, op.name,
-                 step->args.size(), n);
+    return ETCUDA_FAIL(Error::InvalidProgram, "kernel call %zu (%s) has %zu arguments, expected %zu", si, op.name,
+                       step->args.size(), n);
   }
   for (size_t a = 0; a < n; ++a) {
     const int32_t idx = step->args[a];
@@ -382,13 +385,14 @@ Error check_args(const OpEntry& op, size_t si, Step* step, Graph* g) {
       default: break;
     }
     if (!ok) {
-      return failf(Error::InvalidProgram, "kernel call %zu (%s): argument %zu (value %d) is of kind %s, expected %s",
-                   si, op.name, a, idx, kind_name(v.kind), want);
+      return ETCUDA_FAIL(Error::InvalidProgram,
+                         "kernel call %zu (%s): argument %zu (value %d) is of kind %s, expected %s", si, op.name, a,
+                         idx, kind_name(v.kind), want);
     }
     if (c == 'O') {
       if (v.constant || v.input) {
-        return failf(Error::InvalidProgram, "kernel call %zu (%s) writes value %d, which is a %s", si, op.name, idx,
-                     v.constant ? "constant" : "plan input");
+        return ETCUDA_FAIL(Error::InvalidProgram, "kernel call %zu (%s) writes value %d, which is a %s", si, op.name,
+                           idx, v.constant ? "constant" : "plan input");
       }
       for (size_t b = 0; b < n; ++b) {
         bool alias = b != a && step->args[b] == idx;
@@ -396,8 +400,8 @@ Error check_args(const OpEntry& op, size_t si, Step* step, Graph* g) {
           for (int32_t it : g->values[step->args[b]].items) alias = alias || it == idx;
         }
         if (alias) {
-          return failf(Error::NotSupported, "kernel call %zu (%s): output value %d is also argument %zu", si, op.name,
-                       idx, b);
+          return ETCUDA_FAIL(Error::NotSupported, "kernel call %zu (%s): output value %d is also argument %zu", si,
+                             op.name, idx, b);
         }
       }
     }
@@ -411,8 +415,8 @@ Error check_args(const OpEntry& op, size_t si, Step* step, Graph* g) {
     for (int32_t r : reads) {
       const Value& v = g->values[r];
       if (!v.input && !v.constant && !v.written) {
-        return failf(Error::InvalidProgram, "kernel call %zu (%s) reads value %d before anything writes it", si,
-                     op.name, r);
+        return ETCUDA_FAIL(Error::InvalidProgram, "kernel call %zu (%s) reads value %d before anything writes it", si,
+                           op.name, r);
       }
     }
   }
@@ -424,57 +428,51 @@ Error check_args(const OpEntry& op, size_t si, Step* step, Graph* g) {
 
 }  // namespace
 
-Error exec_fail(Error e, const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  return set_last_error(e, "CudaBackend: %s", buf);
-}
-
 Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> specs, const NamedDataMap* named_data,
                     Graph* g) {
   *g = Graph();
-  if (data == nullptr && size != 0) return failf(Error::InvalidArgument, "no payload");
+  if (data == nullptr && size != 0) return ETCUDA_FAIL(Error::InvalidArgument, "no payload");
   if (size >= 4 && std::memcmp(data,
                                "\x7f"
                                "ELF",
                                4) == 0)
-    return failf(Error::NotSupported, "%s", kAotiMessage);
+    return ETCUDA_FAIL(Error::NotSupported, "%s", kAotiMessage);
   if (size < kMagicSize || std::memcmp(data, kMagic, kMagicSize) != 0) {
-    if (looks_like_aoti(specs, named_data)) return failf(Error::NotSupported, "%s", kAotiMessage);
+    if (looks_like_aoti(specs, named_data)) return ETCUDA_FAIL(Error::NotSupported, "%s", kAotiMessage);
     if (size < kMagicSize && (size == 0 || std::memcmp(data, kMagic, size) == 0)) {
-      return failf(Error::InvalidProgram, "truncated payload: %zu bytes, the header alone is %zu", size, kHeaderSize);
+      return ETCUDA_FAIL(Error::InvalidProgram, "truncated payload: %zu bytes, the header alone is %zu", size,
+                         kHeaderSize);
     }
     char got[3 * kMagicSize + 1] = {};
     for (size_t i = 0; i < kMagicSize && i < size; ++i) {
       std::snprintf(got + 3 * i, 4, i + 1 < kMagicSize && i + 1 < size ? "%02x " : "%02x", data[i]);
     }
-    return failf(Error::InvalidProgram,
-                 "bad magic: the payload does not start with \"ETCUDA01\" (first bytes: %s); "
-                 "produce it with `python -m executorch.lower --backend cuda in.pte -o out.pte`",
-                 got);
+    return ETCUDA_FAIL(Error::InvalidProgram,
+                       "bad magic: the payload does not start with \"ETCUDA01\" (first bytes: %s); "
+                       "produce it with `python -m executorch.lower --backend cuda in.pte -o out.pte`",
+                       got);
   }
   if (size < kHeaderSize) {
-    return failf(Error::InvalidProgram, "truncated payload: %zu bytes, the header alone is %zu", size, kHeaderSize);
+    return ETCUDA_FAIL(Error::InvalidProgram, "truncated payload: %zu bytes, the header alone is %zu", size,
+                       kHeaderSize);
   }
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | data[kMagicSize + i];
   const uint64_t avail = size - kHeaderSize;
   if (n > avail) {
-    return failf(Error::InvalidProgram,
-                 "truncated payload: the header announces a %llu-byte program, only %llu "
-                 "bytes follow",
-                 static_cast<unsigned long long>(n), static_cast<unsigned long long>(avail));
+    return ETCUDA_FAIL(Error::InvalidProgram,
+                       "truncated payload: the header announces a %llu-byte program, only %llu "
+                       "bytes follow",
+                       static_cast<unsigned long long>(n), static_cast<unsigned long long>(avail));
   }
   if (n != avail) {
-    return failf(Error::InvalidProgram, "length mismatch: the header announces a %llu-byte program, %llu bytes follow",
-                 static_cast<unsigned long long>(n), static_cast<unsigned long long>(avail));
+    return ETCUDA_FAIL(Error::InvalidProgram,
+                       "length mismatch: the header announces a %llu-byte program, %llu bytes follow",
+                       static_cast<unsigned long long>(n), static_cast<unsigned long long>(avail));
   }
   const uint8_t* fb = data + kHeaderSize;
   if (n < 8 || !flatbuffers::BufferHasIdentifier(fb, et_pte::ProgramIdentifier())) {
-    return failf(Error::InvalidProgram, "the embedded program is not an ET12 Program flatbuffer");
+    return ETCUDA_FAIL(Error::InvalidProgram, "the embedded program is not an ET12 Program flatbuffer");
   }
   // The verifier and the accessors want the buffer aligned; a copy fixes an odd placement.
   if (reinterpret_cast<uintptr_t>(fb) % 16 != 0) {
@@ -482,15 +480,16 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
     std::memcpy(g->storage.data(), fb, static_cast<size_t>(n));
     fb = reinterpret_cast<const uint8_t*>(g->storage.data());
   }
-  if (n >= FLATBUFFERS_MAX_BUFFER_SIZE) return failf(Error::NotSupported, "the embedded program is too large");
+  if (n >= FLATBUFFERS_MAX_BUFFER_SIZE) return ETCUDA_FAIL(Error::NotSupported, "the embedded program is too large");
   flatbuffers::Verifier verifier(fb, static_cast<size_t>(n));
   if (!et_pte::VerifyProgramBuffer(verifier)) {
-    return failf(Error::InvalidProgram, "the embedded ET12 program fails flatbuffer verification (damaged payload)");
+    return ETCUDA_FAIL(Error::InvalidProgram,
+                       "the embedded ET12 program fails flatbuffer verification (damaged payload)");
   }
   const et_pte::Program* program = et_pte::GetProgram(fb);
   if (program->execution_plan() == nullptr || program->execution_plan()->size() != 1) {
-    return failf(Error::InvalidProgram, "the embedded program has %u execution plans, expected exactly 1",
-                 program->execution_plan() ? program->execution_plan()->size() : 0u);
+    return ETCUDA_FAIL(Error::InvalidProgram, "the embedded program has %u execution plans, expected exactly 1",
+                       program->execution_plan() ? program->execution_plan()->size() : 0u);
   }
   const et_pte::ExecutionPlan* plan = program->execution_plan()->Get(0);
   Error e = read_values(program, plan, g);
@@ -500,12 +499,12 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
   e = read_io(plan->outputs(), "outputs", g, &g->outputs);
   if (e != Error::Ok) return e;
   for (int32_t i : g->inputs) {
-    if (g->values[i].constant) return failf(Error::InvalidProgram, "plan input value %d is a constant", i);
-    if (g->values[i].input) return failf(Error::InvalidProgram, "value %d is listed twice as a plan input", i);
+    if (g->values[i].constant) return ETCUDA_FAIL(Error::InvalidProgram, "plan input value %d is a constant", i);
+    if (g->values[i].input) return ETCUDA_FAIL(Error::InvalidProgram, "value %d is listed twice as a plan input", i);
     g->values[i].input = true;
   }
   if (plan->delegates() != nullptr && plan->delegates()->size() != 0) {
-    return failf(Error::NotSupported, "the embedded program has nested delegates");
+    return ETCUDA_FAIL(Error::NotSupported, "the embedded program has nested delegates");
   }
 
   // Operators: every one must be on the compiled-in list (cpp/cuda/operators.txt).
@@ -517,16 +516,16 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
       if (o->overload() != nullptr && o->overload()->size() > 0) name += "." + o->overload()->str();
       const OpEntry* entry = find_op(name);
       if (entry == nullptr && listed_op(name)) {
-        return failf(Error::NotSupported,
-                     "operator %zu \"%s\" is in cpp/cuda/operators.txt but this build of the "
-                     "CUDA delegate has no kernel for it",
-                     i, name.c_str());
+        return ETCUDA_FAIL(Error::NotSupported,
+                           "operator %zu \"%s\" is in cpp/cuda/operators.txt but this build of the "
+                           "CUDA delegate has no kernel for it",
+                           i, name.c_str());
       }
       if (entry == nullptr) {
-        return failf(Error::NotSupported,
-                     "operator %zu \"%s\" is not one the CUDA delegate runs (the list is "
-                     "cpp/cuda/operators.txt, installed as executorch/cuda_operators.txt)",
-                     i, name.c_str());
+        return ETCUDA_FAIL(Error::NotSupported,
+                           "operator %zu \"%s\" is not one the CUDA delegate runs (the list is "
+                           "cpp/cuda/operators.txt, installed as executorch/cuda_operators.txt)",
+                           i, name.c_str());
       }
       ops.push_back(entry);
     }
@@ -534,30 +533,32 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
 
   const auto* chains = plan->chains();
   if (chains == nullptr || chains->size() != 1) {
-    return failf(Error::InvalidProgram, "the plan has %u chains, expected exactly 1", chains ? chains->size() : 0u);
+    return ETCUDA_FAIL(Error::InvalidProgram, "the plan has %u chains, expected exactly 1",
+                       chains ? chains->size() : 0u);
   }
   const auto* instructions = chains->Get(0)->instructions();
   const size_t ni = instructions ? instructions->size() : 0;
-  if (ni > kMaxSteps) return failf(Error::InvalidProgram, "the plan has too many instructions");
+  if (ni > kMaxSteps) return ETCUDA_FAIL(Error::InvalidProgram, "the plan has too many instructions");
   for (size_t si = 0; si < ni; ++si) {
     const auto* ins = instructions->Get(static_cast<flatbuffers::uoffset_t>(si));
     if (ins->instr_args_type() != et_pte::InstructionArguments::KernelCall) {
-      return failf(Error::NotSupported, "instruction %zu is a %s; the CUDA payload holds kernel calls only", si,
-                   et_pte::EnumNameInstructionArguments(ins->instr_args_type()));
+      return ETCUDA_FAIL(Error::NotSupported, "instruction %zu is a %s; the CUDA payload holds kernel calls only", si,
+                         et_pte::EnumNameInstructionArguments(ins->instr_args_type()));
     }
     const auto* kc = ins->instr_args_as_KernelCall();
-    if (kc == nullptr) return failf(Error::InvalidProgram, "instruction %zu has no kernel call data", si);
+    if (kc == nullptr) return ETCUDA_FAIL(Error::InvalidProgram, "instruction %zu has no kernel call data", si);
     if (kc->op_index() < 0 || static_cast<size_t>(kc->op_index()) >= ops.size()) {
-      return failf(Error::InvalidProgram, "kernel call %zu: operator index %d is out of range (%zu operators)", si,
-                   kc->op_index(), ops.size());
+      return ETCUDA_FAIL(Error::InvalidProgram, "kernel call %zu: operator index %d is out of range (%zu operators)",
+                         si, kc->op_index(), ops.size());
     }
     const OpEntry& op = *ops[kc->op_index()];
     Step step{op.op, op.name, {}};
     if (kc->args() != nullptr) {
       for (int32_t a : *kc->args()) {
         if (a < 0 || static_cast<size_t>(a) >= g->values.size()) {
-          return failf(Error::InvalidProgram, "kernel call %zu (%s): argument value %d is out of range (%zu values)",
-                       si, op.name, a, g->values.size());
+          return ETCUDA_FAIL(Error::InvalidProgram,
+                             "kernel call %zu (%s): argument value %d is out of range (%zu values)", si, op.name, a,
+                             g->values.size());
         }
         step.args.push_back(a);
       }
@@ -569,7 +570,7 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
   for (int32_t o : g->outputs) {
     const Value& v = g->values[o];
     if (!v.input && !v.constant && !v.written) {
-      return failf(Error::InvalidProgram, "plan output value %d is never written", o);
+      return ETCUDA_FAIL(Error::InvalidProgram, "plan output value %d is never written", o);
     }
   }
 
@@ -599,7 +600,7 @@ struct Planner {
     va_start(ap, fmt);
     std::vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
-    return failf(Error::InvalidArgument, "kernel call %zu (%s): %s", si, step->name.c_str(), buf);
+    return ETCUDA_FAIL(Error::InvalidArgument, "kernel call %zu (%s): %s", si, step->name.c_str(), buf);
   }
 
   int32_t arg(size_t i) const { return step->args[i]; }
@@ -1092,8 +1093,8 @@ struct Planner {
     p.shapes.assign(g.values.size(), Shape());
     p.steps.assign(g.steps.size(), StepPlan());
     if (input_shapes.size() != g.inputs.size()) {
-      return failf(Error::InvalidArgument, "%zu inputs given, the delegate takes %zu", input_shapes.size(),
-                   g.inputs.size());
+      return ETCUDA_FAIL(Error::InvalidArgument, "%zu inputs given, the delegate takes %zu", input_shapes.size(),
+                         g.inputs.size());
     }
     for (size_t i = 0; i < g.values.size(); ++i) {
       if (g.values[i].constant) p.shapes[i] = g.values[i].sizes;
@@ -1102,12 +1103,13 @@ struct Planner {
       const Shape& s = input_shapes[i];
       const Value& v = g.values[g.inputs[i]];
       if (s.size() != v.sizes.size()) {
-        return failf(Error::InvalidArgument, "input %zu has rank %zu, the program expects %zu", i, s.size(),
-                     v.sizes.size());
+        return ETCUDA_FAIL(Error::InvalidArgument, "input %zu has rank %zu, the program expects %zu", i, s.size(),
+                           v.sizes.size());
       }
       int64_t n = 1;
       for (int64_t d : s) {
-        if (d < 0 || (d != 0 && n > kMaxNumel / d)) return failf(Error::InvalidArgument, "input %zu: bad shape", i);
+        if (d < 0 || (d != 0 && n > kMaxNumel / d))
+          return ETCUDA_FAIL(Error::InvalidArgument, "input %zu: bad shape", i);
         n *= d;
       }
       p.shapes[g.inputs[i]] = s;
@@ -1151,15 +1153,6 @@ struct Planner {
 Error make_plan(const Graph& graph, const std::vector<std::vector<int64_t>>& input_shapes, Plan* plan) {
   Planner planner{graph, *plan};
   return planner.run(input_shapes);
-}
-
-Error failf(Error e, const char* fmt, ...) {
-  char buf[768];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  return set_last_error(e, "CudaBackend: %s", buf);
 }
 
 }  // namespace etcuda

@@ -31,18 +31,18 @@ BackendRegistry& registry() {
 
 Error register_backend(const Backend& backend) {
   if (backend.name == nullptr || backend.backend == nullptr || std::strlen(backend.name) == 0) {
-    return internal::fail(Error::InvalidArgument, "a backend needs a name and an implementation");
+    return set_last_error(Error::InvalidArgument, "a backend needs a name and an implementation");
   }
   BackendRegistry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   for (const Entry& e : r.entries) {
     if (e.name == backend.name) {
-      return internal::fail(Error::RegistrationAlreadyRegistered,
+      return set_last_error(Error::RegistrationAlreadyRegistered,
                             "backend %s is already registered; keeping the first registration", backend.name);
     }
   }
   if (r.entries.size() >= kMaxRegisteredBackends) {
-    return internal::fail(Error::OutOfResources, "cannot register backend %s: the registry holds at most %zu",
+    return set_last_error(Error::OutOfResources, "cannot register backend %s: the registry holds at most %zu",
                           backend.name, kMaxRegisteredBackends);
   }
   r.entries.push_back(Entry{backend.name, backend.backend});

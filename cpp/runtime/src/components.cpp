@@ -108,12 +108,12 @@ void list_dir(State& s) {
 
 Error dlopen_locked(State& s, const std::string& path, void** handle) {
   if (access(path.c_str(), R_OK) != 0)
-    return internal::fail(Error::NotFound, "library %s does not exist or is not readable", path.c_str());
+    return set_last_error(Error::NotFound, "library %s does not exist or is not readable", path.c_str());
   dlerror();
   *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (*handle == nullptr) {
     const char* why = dlerror();
-    return internal::fail(Error::AccessFailed, "could not load %s: %s", path.c_str(), why ? why : "unknown error");
+    return set_last_error(Error::AccessFailed, "could not load %s: %s", path.c_str(), why ? why : "unknown error");
   }
   s.loaded_paths.insert(path);  // never dlclose'd: it may register kernels or backends into our tables
   return Error::Ok;
@@ -260,7 +260,7 @@ Error load_library(const char* path) {
 Error load_component(const char* name) {
   if (name == nullptr) return Error::InvalidArgument;
   if (!autoload_enabled()) {
-    return internal::fail(Error::NotSupported, "component loading is turned off (EXECUTORCH_AUTOLOAD=0)");
+    return set_last_error(Error::NotSupported, "component loading is turned off (EXECUTORCH_AUTOLOAD=0)");
   }
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
@@ -268,15 +268,15 @@ Error load_component(const char* name) {
   for (auto& f : s.found) {
     if (name_of_file(f->file) != name) continue;
     if (ensure_registered(s, *f)) return Error::Ok;
-    return internal::fail(Error::AccessFailed, "component '%s' cannot be used: %s", name, f->error.c_str());
+    return set_last_error(Error::AccessFailed, "component '%s' cannot be used: %s", name, f->error.c_str());
   }
   if (const CatalogEntry* c = catalog_by_name(name)) {
-    return internal::fail(Error::NotFound,
+    return set_last_error(Error::NotFound,
                           "component library %s is not installed (looked in %s); install the %s "
                           "package",
                           c->library, s.dir.c_str(), c->package);
   }
-  return internal::fail(Error::InvalidArgument, "unknown component '%s' (no %s%s%s in %s)", name, kPrefix, name,
+  return set_last_error(Error::InvalidArgument, "unknown component '%s' (no %s%s%s in %s)", name, kPrefix, name,
                         kSuffix, s.dir.c_str());
 }
 

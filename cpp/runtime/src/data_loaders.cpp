@@ -19,7 +19,7 @@ namespace extension {
 using executorch::runtime::Error;
 using executorch::runtime::FreeableBuffer;
 using executorch::runtime::Result;
-using executorch::runtime::internal::fail;
+using executorch::runtime::set_last_error;
 using executorch::runtime::internal::range_ok;
 
 namespace {
@@ -37,16 +37,16 @@ void* alloc_aligned(size_t size, size_t alignment) {
 }  // namespace
 
 Result<FileDataLoader> FileDataLoader::from(const char* file_path, size_t alignment) {
-  if (file_path == nullptr) return fail(Error::InvalidArgument, "no file path given");
+  if (file_path == nullptr) return set_last_error(Error::InvalidArgument, "no file path given");
   if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
-    return fail(Error::InvalidArgument, "alignment %zu is not a power of two", alignment);
+    return set_last_error(Error::InvalidArgument, "alignment %zu is not a power of two", alignment);
   }
   const int fd = ::open(file_path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(Error::AccessFailed, "cannot open %s: %s", file_path, std::strerror(errno));
+  if (fd < 0) return set_last_error(Error::AccessFailed, "cannot open %s: %s", file_path, std::strerror(errno));
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return fail(Error::AccessFailed, "%s is not a regular file", file_path);
+    return set_last_error(Error::AccessFailed, "%s is not a regular file", file_path);
   }
   return FileDataLoader(fd, static_cast<size_t>(st.st_size), alignment, file_path);
 }
@@ -64,18 +64,18 @@ Result<size_t> FileDataLoader::size() const { return file_size_; }
 
 Result<FreeableBuffer> FileDataLoader::load(size_t offset, size_t size, const SegmentInfo&) const {
   if (!range_ok(offset, size, file_size_)) {
-    return fail(Error::InvalidArgument, "range [%zu, +%zu) is outside %s (%zu bytes; truncated file?)", offset, size,
-                path_.c_str(), file_size_);
+    return set_last_error(Error::InvalidArgument, "range [%zu, +%zu) is outside %s (%zu bytes; truncated file?)",
+                          offset, size, path_.c_str(), file_size_);
   }
   void* buf = alloc_aligned(size, alignment_);
-  if (buf == nullptr) return fail(Error::MemoryAllocationFailed, "cannot allocate %zu bytes", size);
+  if (buf == nullptr) return set_last_error(Error::MemoryAllocationFailed, "cannot allocate %zu bytes", size);
   size_t done = 0;
   while (done < size) {
     const ssize_t n = ::pread(fd_, static_cast<uint8_t*>(buf) + done, size - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       std::free(buf);
-      return fail(Error::AccessFailed, "reading %s failed", path_.c_str());
+      return set_last_error(Error::AccessFailed, "reading %s failed", path_.c_str());
     }
     done += static_cast<size_t>(n);
   }
@@ -83,13 +83,13 @@ Result<FreeableBuffer> FileDataLoader::load(size_t offset, size_t size, const Se
 }
 
 Result<MmapDataLoader> MmapDataLoader::from(const char* file_path, MlockConfig mlock_config) {
-  if (file_path == nullptr) return fail(Error::InvalidArgument, "no file path given");
+  if (file_path == nullptr) return set_last_error(Error::InvalidArgument, "no file path given");
   const int fd = ::open(file_path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(Error::AccessFailed, "cannot open %s: %s", file_path, std::strerror(errno));
+  if (fd < 0) return set_last_error(Error::AccessFailed, "cannot open %s: %s", file_path, std::strerror(errno));
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return fail(Error::AccessFailed, "%s is not a regular file", file_path);
+    return set_last_error(Error::AccessFailed, "%s is not a regular file", file_path);
   }
   const size_t size = static_cast<size_t>(st.st_size);
   void* base = nullptr;
@@ -97,12 +97,12 @@ Result<MmapDataLoader> MmapDataLoader::from(const char* file_path, MlockConfig m
     base = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (base == MAP_FAILED) {
       ::close(fd);
-      return fail(Error::AccessFailed, "cannot map %s: %s", file_path, std::strerror(errno));
+      return set_last_error(Error::AccessFailed, "cannot map %s: %s", file_path, std::strerror(errno));
     }
     if (mlock_config != MlockConfig::NoMlock && ::mlock(base, size) != 0 && mlock_config == MlockConfig::UseMlock) {
       ::munmap(base, size);
       ::close(fd);
-      return fail(Error::AccessFailed, "cannot lock %s in memory: %s", file_path, std::strerror(errno));
+      return set_last_error(Error::AccessFailed, "cannot lock %s in memory: %s", file_path, std::strerror(errno));
     }
   }
   ::close(fd);
@@ -122,14 +122,14 @@ Result<size_t> MmapDataLoader::size() const { return size_; }
 
 Result<FreeableBuffer> MmapDataLoader::load(size_t offset, size_t size, const SegmentInfo&) const {
   if (!range_ok(offset, size, size_)) {
-    return fail(Error::InvalidArgument, "range [%zu, +%zu) is outside the %zu-byte file (truncated?)", offset, size,
-                size_);
+    return set_last_error(Error::InvalidArgument, "range [%zu, +%zu) is outside the %zu-byte file (truncated?)", offset,
+                          size, size_);
   }
   const uint8_t* p = static_cast<const uint8_t*>(base_) + offset;
   if (reinterpret_cast<uintptr_t>(p) % 16 != 0) {
     // Segments are aligned in valid files; copy so callers always get aligned data.
     void* buf = alloc_aligned(size, 16);
-    if (buf == nullptr) return fail(Error::MemoryAllocationFailed, "cannot allocate %zu bytes", size);
+    if (buf == nullptr) return set_last_error(Error::MemoryAllocationFailed, "cannot allocate %zu bytes", size);
     std::memcpy(buf, p, size);
     return FreeableBuffer(buf, size, free_aligned);
   }
@@ -138,13 +138,13 @@ Result<FreeableBuffer> MmapDataLoader::load(size_t offset, size_t size, const Se
 
 Result<FreeableBuffer> BufferDataLoader::load(size_t offset, size_t size, const SegmentInfo&) const {
   if (!range_ok(offset, size, size_)) {
-    return fail(Error::InvalidArgument, "range [%zu, +%zu) is outside the %zu-byte buffer (truncated?)", offset, size,
-                size_);
+    return set_last_error(Error::InvalidArgument, "range [%zu, +%zu) is outside the %zu-byte buffer (truncated?)",
+                          offset, size, size_);
   }
   const uint8_t* p = data_ + offset;
   if (reinterpret_cast<uintptr_t>(p) % 16 != 0) {
     void* buf = alloc_aligned(size, 16);
-    if (buf == nullptr) return fail(Error::MemoryAllocationFailed, "cannot allocate %zu bytes", size);
+    if (buf == nullptr) return set_last_error(Error::MemoryAllocationFailed, "cannot allocate %zu bytes", size);
     if (size > 0) std::memcpy(buf, p, size);
     return FreeableBuffer(buf, size, free_aligned);
   }

@@ -71,15 +71,5 @@ void KernelRuntimeContext::fail(Error error, const char* fmt, ...) {
   va_end(ap);
 }
 
-namespace internal {
-Error fail(Error error, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  record(error, fmt, ap);
-  va_end(ap);
-  return error;
-}
-}  // namespace internal
-
 }  // namespace runtime
 }  // namespace executorch

@@ -11,9 +11,6 @@ namespace executorch {
 namespace runtime {
 namespace internal {
 
-// Records a detailed message for last_error_message(), logs it, and returns `error`.
-Error fail(Error error, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-
 inline bool add_overflows(uint64_t a, uint64_t b, uint64_t* out) { return __builtin_add_overflow(a, b, out); }
 inline bool mul_overflows(uint64_t a, uint64_t b, uint64_t* out) { return __builtin_mul_overflow(a, b, out); }
 

@@ -21,7 +21,6 @@ using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
 using executorch::aten::TensorShapeDynamism;
-using internal::fail;
 
 namespace internal {
 
@@ -93,8 +92,9 @@ Error MethodState::parse_values(MemoryManager* mm) {
                                     ? plan->non_const_buffer_sizes()->size() - 1
                                     : 0;
   if (needed_buffers > 0 && (planned == nullptr || planned->num_buffers() < needed_buffers)) {
-    return fail(Error::InvalidArgument, "method %s needs %zu planned memory buffers but the memory manager has %zu",
-                name, needed_buffers, planned ? planned->num_buffers() : size_t(0));
+    return set_last_error(Error::InvalidArgument,
+                          "method %s needs %zu planned memory buffers but the memory manager has %zu", name,
+                          needed_buffers, planned ? planned->num_buffers() : size_t(0));
   }
   const auto* program_fb = program->program;
   for (size_t i = 0; i < nv; ++i) {
@@ -174,10 +174,10 @@ Error MethodState::parse_values(MemoryManager* mm) {
           const uint64_t off = uint64_t(a->memory_offset_low()) | (uint64_t(a->memory_offset_high()) << 32);
           uint8_t* p = planned ? planned->get_offset_address(a->memory_id() - 1, off, nbytes) : nullptr;
           if (p == nullptr) {
-            return fail(Error::InvalidArgument,
-                        "method %s: value %zu (%llu bytes at offset %llu of memory_id %u) "
-                        "does not fit the planned buffers given",
-                        name, i, (unsigned long long)nbytes, (unsigned long long)off, a->memory_id());
+            return set_last_error(Error::InvalidArgument,
+                                  "method %s: value %zu (%llu bytes at offset %llu of memory_id %u) "
+                                  "does not fit the planned buffers given",
+                                  name, i, (unsigned long long)nbytes, (unsigned long long)off, a->memory_id());
           }
           data = p;
           store->planned = true;
@@ -187,7 +187,7 @@ Error MethodState::parse_values(MemoryManager* mm) {
             if (!program->mutable_loaded) {
               Result<FreeableBuffer> seg =
                   program->load_segment(m->segment_index(), DataLoader::SegmentInfo::Type::Mutable);
-              if (!seg.ok()) return fail(seg.error(), "cannot read the mutable data segment");
+              if (!seg.ok()) return set_last_error(seg.error(), "cannot read the mutable data segment");
               program->mutable_segment = std::move(*seg);
               program->mutable_loaded = true;
             }
@@ -206,8 +206,8 @@ Error MethodState::parse_values(MemoryManager* mm) {
         }
         const size_t esize = executorch::aten::elementSize(static_cast<ScalarType>(t->scalar_type()));
         if (reinterpret_cast<uintptr_t>(data) % esize != 0) {
-          return fail(Error::InvalidProgram, "method %s: data of value %zu is not aligned to its element size", name,
-                      i);
+          return set_last_error(Error::InvalidProgram,
+                                "method %s: data of value %zu is not aligned to its element size", name, i);
         }
         store->impl = TensorImpl(static_cast<ScalarType>(t->scalar_type()), static_cast<ssize_t>(rank),
                                  store->sizes.data(), data, store->dim_order.data(), store->strides.data(), dyn);
@@ -216,7 +216,7 @@ Error MethodState::parse_values(MemoryManager* mm) {
         tensors.push_back(std::move(store));
         break;
       }
-      default: return fail(Error::InvalidProgram, "value %zu has an unknown type", i);
+      default: return set_last_error(Error::InvalidProgram, "value %zu has an unknown type", i);
     }
   }
   return Error::Ok;
@@ -239,17 +239,17 @@ Error MethodState::init_delegates() {
         if (backend == nullptr) {
           // A library that is there but does not load (a missing dependency such as libcublas) says why.
           const bool failed_load = load_err != Error::Ok && load_err != Error::NotFound && !load_why.empty();
-          return fail(Error::NotFound,
-                      "method %s uses backend %s, which is not registered: install the %s package "
-                      "(%s) next to libexecutorch, or load it with load_library()%s%s%s",
-                      name, id, c->package, c->library, failed_load ? " (" : "", failed_load ? load_why.c_str() : "",
-                      failed_load ? ")" : "");
+          return set_last_error(Error::NotFound,
+                                "method %s uses backend %s, which is not registered: install the %s package "
+                                "(%s) next to libexecutorch, or load it with load_library()%s%s%s",
+                                name, id, c->package, c->library, failed_load ? " (" : "",
+                                failed_load ? load_why.c_str() : "", failed_load ? ")" : "");
         }
       } else {
-        return fail(Error::NotFound,
-                    "method %s uses backend %s, which is not registered and is not provided by any "
-                    "component of this SDK; load the library that provides it with load_library()",
-                    name, id);
+        return set_last_error(Error::NotFound,
+                              "method %s uses backend %s, which is not registered and is not provided by any "
+                              "component of this SDK; load the library that provides it with load_library()",
+                              name, id);
       }
     }
     FreeableBuffer processed;
@@ -259,7 +259,7 @@ Error MethodState::init_delegates() {
       processed = FreeableBuffer(data->data(), data->size(), nullptr);
     } else {
       Result<FreeableBuffer> seg = program->load_segment(ref->index(), DataLoader::SegmentInfo::Type::Backend);
-      if (!seg.ok()) return fail(seg.error(), "cannot read the data of delegate %zu (%s)", i, id);
+      if (!seg.ok()) return set_last_error(seg.error(), "cannot read the data of delegate %zu (%s)", i, id);
       processed = std::move(*seg);
     }
     std::vector<CompileSpec> specs;
@@ -277,18 +277,18 @@ Error MethodState::init_delegates() {
       const Error invalid = backend->validate(ctx, &processed, ArrayRef<CompileSpec>(specs.data(), specs.size()));
       if (invalid != Error::Ok) {
         const std::string bad = *last_error_message() != '\0' ? last_error_message() : "no reason given";
-        return fail(invalid, "backend %s cannot run delegate %zu of method %s: %s", id, i, name, bad.c_str());
+        return set_last_error(invalid, "backend %s cannot run delegate %zu of method %s: %s", id, i, name, bad.c_str());
       }
-      return fail(Error::NotFound, "backend %s is registered but not available on this machine%s%s", id,
-                  why.empty() ? "" : ": ", why.c_str());
+      return set_last_error(Error::NotFound, "backend %s is registered but not available on this machine%s%s", id,
+                            why.empty() ? "" : ": ", why.c_str());
     }
     clear_last_error();  // so the message below is the backend's own, not a stale one
     Result<DelegateHandle*> handle = backend->init(ctx, &processed, ArrayRef<CompileSpec>(specs.data(), specs.size()));
     processed.Free();
     if (!handle.ok()) {
       const std::string why = *last_error_message() != '\0' ? last_error_message() : "no reason given";
-      return fail(handle.error(), "backend %s could not initialise delegate %zu of method %s: %s", id, i, name,
-                  why.c_str());
+      return set_last_error(handle.error(), "backend %s could not initialise delegate %zu of method %s: %s", id, i,
+                            name, why.c_str());
     }
     delegates[i].backend = backend;
     delegates[i].handle = *handle;
@@ -349,8 +349,8 @@ Error MethodState::resolve_instructions() {
       hint = std::string("they are provided by the ") + c->package + " package (" + c->library +
              "), which could not be loaded: " + last_error_message();
     }
-    return fail(Error::OperatorMissing, "method %s: %zu operator(s) not registered: %s; %s", name, missing.size(),
-                list.c_str(), hint.c_str());
+    return set_last_error(Error::OperatorMissing, "method %s: %zu operator(s) not registered: %s; %s", name,
+                          missing.size(), list.c_str(), hint.c_str());
   }
 
   chains.resize(nchains);
@@ -393,7 +393,7 @@ Error MethodState::resolve_instructions() {
           instr.kind = InstrKind::Free;
           instr.a = static_cast<size_t>(in->instr_args_as_FreeCall()->value_index());
           break;
-        default: return fail(Error::InvalidProgram, "unknown instruction kind");
+        default: return set_last_error(Error::InvalidProgram, "unknown instruction kind");
       }
       chains[ci].push_back(std::move(instr));
     }
@@ -411,12 +411,12 @@ Error MethodState::run_instruction(size_t chain, size_t& pc) {
       if (ctx.failure_state() != Error::Ok) {
         const char* why = ctx.failure_message();
         if (*why != '\0')
-          return fail(ctx.failure_state(), "method %s: operator %s failed at instruction %zu: %s", name,
-                      op_names[in.op_index].c_str(), pc, why);
-        return fail(ctx.failure_state(),
-                    "method %s: operator %s failed at instruction %zu (the kernel gave no "
-                    "reason)",
-                    name, op_names[in.op_index].c_str(), pc);
+          return set_last_error(ctx.failure_state(), "method %s: operator %s failed at instruction %zu: %s", name,
+                                op_names[in.op_index].c_str(), pc, why);
+        return set_last_error(ctx.failure_state(),
+                              "method %s: operator %s failed at instruction %zu (the kernel gave no "
+                              "reason)",
+                              name, op_names[in.op_index].c_str(), pc);
       }
       ++pc;
       return Error::Ok;
@@ -426,7 +426,7 @@ Error MethodState::run_instruction(size_t chain, size_t& pc) {
       BackendExecutionContext ctx(name);
       const Error err = d.backend->execute(ctx, d.handle, Span<EValue*>(in.args.data(), in.args.size()));
       if (err != Error::Ok) {
-        return fail(err, "method %s: backend %s failed at instruction %zu", name, d.id.c_str(), pc);
+        return set_last_error(err, "method %s: backend %s failed at instruction %zu", name, d.id.c_str(), pc);
       }
       ++pc;
       return Error::Ok;
@@ -443,13 +443,13 @@ Error MethodState::run_instruction(size_t chain, size_t& pc) {
       } else if (c.isTensor() && c.toTensor().scalar_type() == ScalarType::Bool) {
         const Tensor& t = c.toTensor();
         if (t.numel() > 0 && t.const_data_ptr() == nullptr) {
-          return fail(Error::InvalidState, "jump condition tensor has no data");
+          return set_last_error(Error::InvalidState, "jump condition tensor has no data");
         }
         cond = true;
         const uint8_t* p = t.const_data_ptr<uint8_t>();
         for (ssize_t k = 0; k < t.numel(); ++k) cond = cond && p[k] != 0;
       } else {
-        return fail(Error::InvalidProgram, "jump condition is neither a Bool nor a bool tensor");
+        return set_last_error(Error::InvalidProgram, "jump condition is neither a Bool nor a bool tensor");
       }
       pc = cond ? pc + 1 : in.b;
       return Error::Ok;
@@ -510,8 +510,8 @@ MethodMeta Method::method_meta() const { return MethodMeta(state_->view); }
 
 Error Method::get_outputs(EValue* output_evalues, size_t length) {
   if (output_evalues == nullptr || length < state_->outputs.size()) {
-    return fail(Error::InvalidArgument, "output array holds %zu values, the method has %zu outputs", length,
-                state_->outputs.size());
+    return set_last_error(Error::InvalidArgument, "output array holds %zu values, the method has %zu outputs", length,
+                          state_->outputs.size());
   }
   for (size_t i = 0; i < state_->outputs.size(); ++i) output_evalues[i] = state_->values[state_->outputs[i]];
   return Error::Ok;
@@ -520,31 +520,33 @@ Error Method::get_outputs(EValue* output_evalues, size_t length) {
 Error Method::set_input(const EValue& input, size_t input_idx) {
   auto& st = *state_;
   if (input_idx >= st.inputs.size()) {
-    return fail(Error::InvalidArgument, "method %s takes %zu inputs; there is no input %zu", st.name, st.inputs.size(),
-                input_idx);
+    return set_last_error(Error::InvalidArgument, "method %s takes %zu inputs; there is no input %zu", st.name,
+                          st.inputs.size(), input_idx);
   }
   EValue& target = st.values[st.inputs[input_idx]];
   if (target.isTensor()) {
     if (!input.isTensor()) {
-      return fail(Error::InvalidArgument, "method %s input %zu must be a tensor, got %s", st.name, input_idx,
-                  tag_to_string(input.tag));
+      return set_last_error(Error::InvalidArgument, "method %s input %zu must be a tensor, got %s", st.name, input_idx,
+                            tag_to_string(input.tag));
     }
     const Tensor& src = input.toTensor();
     Tensor dst = target.toTensor();
     if (src.unsafeGetTensorImpl() == nullptr)
-      return fail(Error::InvalidArgument, "input %zu is a null tensor", input_idx);
+      return set_last_error(Error::InvalidArgument, "input %zu is a null tensor", input_idx);
     if (src.scalar_type() != dst.scalar_type()) {
-      return fail(Error::InvalidArgument, "method %s input %zu must have dtype %s, got %s", st.name, input_idx,
-                  executorch::aten::toString(dst.scalar_type()), executorch::aten::toString(src.scalar_type()));
+      return set_last_error(Error::InvalidArgument, "method %s input %zu must have dtype %s, got %s", st.name,
+                            input_idx, executorch::aten::toString(dst.scalar_type()),
+                            executorch::aten::toString(src.scalar_type()));
     }
     if (src.dim() != dst.dim()) {
-      return fail(Error::InvalidArgument, "method %s input %zu must have rank %zd, got %zd", st.name, input_idx,
-                  dst.dim(), src.dim());
+      return set_last_error(Error::InvalidArgument, "method %s input %zu must have rank %zd, got %zd", st.name,
+                            input_idx, dst.dim(), src.dim());
     }
     for (ssize_t d = 0; d < src.dim(); ++d) {
       if (src.dim_order()[d] != dst.dim_order()[d]) {
-        return fail(Error::InvalidArgument, "method %s input %zu has a different dim order than the program expects",
-                    st.name, input_idx);
+        return set_last_error(Error::InvalidArgument,
+                              "method %s input %zu has a different dim order than the program expects", st.name,
+                              input_idx);
       }
     }
     const Error err = dst.unsafeGetTensorImpl()->internal_resize_contiguous(src.sizes());
@@ -552,12 +554,12 @@ Error Method::set_input(const EValue& input, size_t input_idx) {
       std::string want, got;
       for (ssize_t d = 0; d < dst.dim(); ++d) want += (d ? "," : "") + std::to_string(dst.size(d));
       for (ssize_t d = 0; d < src.dim(); ++d) got += (d ? "," : "") + std::to_string(src.size(d));
-      return fail(Error::InvalidArgument, "method %s input %zu has shape [%s] but the program accepts [%s]%s", st.name,
-                  input_idx, got.c_str(), want.c_str(),
-                  dst.shape_dynamism() == TensorShapeDynamism::STATIC ? "" : " at most");
+      return set_last_error(Error::InvalidArgument, "method %s input %zu has shape [%s] but the program accepts [%s]%s",
+                            st.name, input_idx, got.c_str(), want.c_str(),
+                            dst.shape_dynamism() == TensorShapeDynamism::STATIC ? "" : " at most");
     }
     if (src.numel() > 0 && src.const_data_ptr() == nullptr) {
-      return fail(Error::InvalidArgument, "input %zu has no data", input_idx);
+      return set_last_error(Error::InvalidArgument, "input %zu has no data", input_idx);
     }
     const internal::TensorStore* store = st.store_of_value[st.inputs[input_idx]];
     if (store != nullptr && store->planned) {
@@ -573,14 +575,14 @@ Error Method::set_input(const EValue& input, size_t input_idx) {
                       (target.isDouble() && input.isDouble() &&
                        std::fabs(target.toDouble() - input.toDouble()) <= 1e-4 + 1e-5 * std::fabs(target.toDouble()));
     if (!same) {
-      return fail(Error::InvalidArgument,
-                  "method %s input %zu is a %s fixed when the program was exported; pass the "
-                  "same value",
-                  st.name, input_idx, tag_to_string(target.tag));
+      return set_last_error(Error::InvalidArgument,
+                            "method %s input %zu is a %s fixed when the program was exported; pass the "
+                            "same value",
+                            st.name, input_idx, tag_to_string(target.tag));
     }
   } else if (!(target.isNone() && input.isNone())) {
-    return fail(Error::InvalidArgument, "method %s input %zu must be a %s, got %s", st.name, input_idx,
-                tag_to_string(target.tag), tag_to_string(input.tag));
+    return set_last_error(Error::InvalidArgument, "method %s input %zu must be a %s, got %s", st.name, input_idx,
+                          tag_to_string(target.tag), tag_to_string(input.tag));
   }
   st.input_set[input_idx] = true;
   return Error::Ok;
@@ -588,8 +590,8 @@ Error Method::set_input(const EValue& input, size_t input_idx) {
 
 Error Method::set_inputs(const ArrayRef<EValue>& inputs) {
   if (inputs.size() != state_->inputs.size()) {
-    return fail(Error::InvalidArgument, "method %s takes %zu inputs, got %zu", state_->name, state_->inputs.size(),
-                inputs.size());
+    return set_last_error(Error::InvalidArgument, "method %s takes %zu inputs, got %zu", state_->name,
+                          state_->inputs.size(), inputs.size());
   }
   for (size_t i = 0; i < inputs.size(); ++i) ET_CHECK_OK_OR_RETURN_ERROR(set_input(inputs[i], i));
   return Error::Ok;
@@ -597,15 +599,16 @@ Error Method::set_inputs(const ArrayRef<EValue>& inputs) {
 
 Error Method::set_output_data_ptr(void* buffer, size_t size, size_t output_idx) {
   auto& st = *state_;
-  if (output_idx >= st.outputs.size()) return fail(Error::InvalidArgument, "no output %zu", output_idx);
+  if (output_idx >= st.outputs.size()) return set_last_error(Error::InvalidArgument, "no output %zu", output_idx);
   EValue& v = st.values[st.outputs[output_idx]];
-  if (!v.isTensor()) return fail(Error::InvalidArgument, "output %zu is not a tensor", output_idx);
+  if (!v.isTensor()) return set_last_error(Error::InvalidArgument, "output %zu is not a tensor", output_idx);
   const internal::TensorStore* store = st.store_of_value[st.outputs[output_idx]];
   if (store != nullptr && (store->planned || store->constant)) {
-    return fail(Error::InvalidState, "output %zu is memory planned; it cannot take an external buffer", output_idx);
+    return set_last_error(Error::InvalidState, "output %zu is memory planned; it cannot take an external buffer",
+                          output_idx);
   }
   if (buffer == nullptr || size < v.toTensor().nbytes()) {
-    return fail(Error::InvalidArgument, "output buffer too small");
+    return set_last_error(Error::InvalidArgument, "output buffer too small");
   }
   v.toTensor().set_data(buffer);
   return Error::Ok;
@@ -615,7 +618,7 @@ Error Method::execute() {
   auto& st = *state_;
   for (size_t i = 0; i < st.inputs.size(); ++i) {
     if (!st.input_set[i]) {
-      return fail(Error::InvalidState, "method %s: input %zu was not set", st.name, i);
+      return set_last_error(Error::InvalidState, "method %s: input %zu was not set", st.name, i);
     }
   }
   constexpr uint64_t kMaxInstructions = 10000000;
@@ -624,8 +627,8 @@ Error Method::execute() {
     size_t pc = 0;
     while (pc < st.chains[c].size()) {
       if (++steps > kMaxInstructions) {
-        return fail(Error::InvalidState, "method %s ran more than %llu instructions (endless loop?)", st.name,
-                    (unsigned long long)kMaxInstructions);
+        return set_last_error(Error::InvalidState, "method %s ran more than %llu instructions (endless loop?)", st.name,
+                              (unsigned long long)kMaxInstructions);
       }
       ET_CHECK_OK_OR_RETURN_ERROR(st.run_instruction(c, pc));
     }

@@ -6,8 +6,6 @@
 namespace executorch {
 namespace runtime {
 
-using internal::fail;
-
 namespace {
 
 Tag tag_of_value(const et_pte::EValue* v) {
@@ -33,9 +31,9 @@ const et_pte::EValue* io_value(const et_pte::ExecutionPlan* plan, const flatbuff
 }
 
 Result<TensorInfo> tensor_info(const et_pte::EValue* v, const char* what, size_t index) {
-  if (v == nullptr) return fail(Error::InvalidArgument, "there is no %s %zu", what, index);
+  if (v == nullptr) return set_last_error(Error::InvalidArgument, "there is no %s %zu", what, index);
   if (v->val_type() != et_pte::KernelTypes::Tensor) {
-    return fail(Error::InvalidArgument, "%s %zu is not a tensor", what, index);
+    return set_last_error(Error::InvalidArgument, "%s %zu is not a tensor", what, index);
   }
   const auto* t = v->val_as_Tensor();
   ArrayRef<int32_t> sizes =
@@ -57,12 +55,12 @@ size_t MethodMeta::num_outputs() const { return plan_->plan->outputs() ? plan_->
 
 Result<Tag> MethodMeta::input_tag(size_t index) const {
   const auto* v = io_value(plan_->plan, plan_->plan->inputs(), index);
-  if (v == nullptr) return fail(Error::InvalidArgument, "there is no input %zu", index);
+  if (v == nullptr) return set_last_error(Error::InvalidArgument, "there is no input %zu", index);
   return tag_of_value(v);
 }
 Result<Tag> MethodMeta::output_tag(size_t index) const {
   const auto* v = io_value(plan_->plan, plan_->plan->outputs(), index);
-  if (v == nullptr) return fail(Error::InvalidArgument, "there is no output %zu", index);
+  if (v == nullptr) return set_last_error(Error::InvalidArgument, "there is no output %zu", index);
   return tag_of_value(v);
 }
 Result<TensorInfo> MethodMeta::input_tensor_meta(size_t index) const {
@@ -78,7 +76,8 @@ size_t MethodMeta::num_memory_planned_buffers() const {
 }
 
 Result<int64_t> MethodMeta::memory_planned_buffer_size(size_t index) const {
-  if (index >= num_memory_planned_buffers()) return fail(Error::InvalidArgument, "no planned buffer %zu", index);
+  if (index >= num_memory_planned_buffers())
+    return set_last_error(Error::InvalidArgument, "no planned buffer %zu", index);
   return plan_->plan->non_const_buffer_sizes()->Get(static_cast<uint32_t>(index + 1));
 }
 

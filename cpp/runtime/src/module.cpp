@@ -19,7 +19,7 @@ using executorch::runtime::Method;
 using executorch::runtime::MethodMeta;
 using executorch::runtime::Program;
 using executorch::runtime::Result;
-using executorch::runtime::internal::fail;
+using executorch::runtime::set_last_error;
 
 Module::Module(const std::string& file_path, LoadMode load_mode) : file_path_(file_path), load_mode_(load_mode) {
   executorch::runtime::runtime_init();
@@ -126,8 +126,8 @@ Result<std::vector<EValue>> Module::run(const std::string& method_name, const st
   if (!m.ok()) return m.error();
   Method& method = *(*m)->method;
   if (input_values.size() > method.inputs_size()) {
-    return fail(Error::InvalidArgument, "method %s takes %zu inputs, got %zu", method_name.c_str(),
-                method.inputs_size(), input_values.size());
+    return set_last_error(Error::InvalidArgument, "method %s takes %zu inputs, got %zu", method_name.c_str(),
+                          method.inputs_size(), input_values.size());
   }
   for (size_t i = 0; i < input_values.size(); ++i) ET_CHECK_OK_OR_RETURN_ERROR(method.set_input(input_values[i], i));
   ET_CHECK_OK_OR_RETURN_ERROR(method.execute());
@@ -139,7 +139,7 @@ Result<std::vector<EValue>> Module::run(const std::string& method_name, const st
 Result<EValue> Module::get(const std::string& method_name, const std::vector<EValue>& input_values) {
   Result<std::vector<EValue>> out = execute(method_name, input_values);
   if (!out.ok()) return out.error();
-  if (out->empty()) return fail(Error::InvalidArgument, "method %s has no outputs", method_name.c_str());
+  if (out->empty()) return set_last_error(Error::InvalidArgument, "method %s has no outputs", method_name.c_str());
   return (*out)[0];
 }
 

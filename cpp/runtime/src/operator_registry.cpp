@@ -33,25 +33,25 @@ Error register_kernels(Span<const Kernel> kernels) {
   for (size_t i = 0; i < kernels.size(); ++i) {
     const Kernel& k = kernels[i];
     if (k.name_ == nullptr || k.op_ == nullptr || std::strlen(k.name_) > kMaxNameLength) {
-      return internal::fail(Error::InvalidArgument,
+      return set_last_error(Error::InvalidArgument,
                             "kernel %zu of the batch has no name, no function or a name "
                             "longer than %zu characters",
                             i, kMaxNameLength);
     }
     if (r.kernels.count(k.name_) != 0) {
-      return internal::fail(Error::RegistrationAlreadyRegistered,
+      return set_last_error(Error::RegistrationAlreadyRegistered,
                             "operator %s is already registered (is a second kernel library loaded?); the batch "
                             "was not registered",
                             k.name_);
     }
     for (size_t j = 0; j < i; ++j) {
       if (std::strcmp(kernels[j].name_, k.name_) == 0) {
-        return internal::fail(Error::RegistrationAlreadyRegistered, "operator %s appears twice in one batch", k.name_);
+        return set_last_error(Error::RegistrationAlreadyRegistered, "operator %s appears twice in one batch", k.name_);
       }
     }
   }
   if (r.kernels.size() + kernels.size() > kMaxRegisteredKernels) {
-    return internal::fail(Error::RegistrationExceedingMaxKernels,
+    return set_last_error(Error::RegistrationExceedingMaxKernels,
                           "registering %zu kernels would exceed the registry capacity of %zu", kernels.size(),
                           kMaxRegisteredKernels);
   }

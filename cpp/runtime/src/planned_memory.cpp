@@ -8,7 +8,7 @@ namespace executorch {
 namespace extension {
 
 using executorch::runtime::Error;
-using executorch::runtime::internal::fail;
+using executorch::runtime::set_last_error;
 
 PlannedMemory::~PlannedMemory() = default;
 
@@ -24,14 +24,14 @@ executorch::runtime::Result<std::unique_ptr<PlannedMemory>> PlannedMemory::creat
     const size_t size = static_cast<size_t>(*meta.memory_planned_buffer_size(i));
     uint8_t* p = alloc(size);
     if (p == nullptr) {
-      return fail(Error::MemoryAllocationFailed, "cannot allocate %zu bytes of planned memory for method %s", size,
-                  meta.name());
+      return set_last_error(Error::MemoryAllocationFailed, "cannot allocate %zu bytes of planned memory for method %s",
+                            size, meta.name());
     }
     m->spans_.emplace_back(p, size);
   }
   if (temp_bytes > UINT32_MAX) temp_bytes = UINT32_MAX;
   uint8_t* temp = alloc(temp_bytes);
-  if (temp == nullptr) return fail(Error::MemoryAllocationFailed, "cannot allocate temporary memory");
+  if (temp == nullptr) return set_last_error(Error::MemoryAllocationFailed, "cannot allocate temporary memory");
   m->planned_ = std::make_unique<executorch::runtime::HierarchicalAllocator>(
       executorch::runtime::Span<executorch::runtime::Span<uint8_t>>(m->spans_.data(), m->spans_.size()));
   m->temp_allocator_ = std::make_unique<executorch::runtime::MemoryAllocator>(static_cast<uint32_t>(temp_bytes), temp);

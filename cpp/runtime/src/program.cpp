@@ -31,7 +31,7 @@ class ProgramNamedData final : public NamedDataMap {
         return state_->load_segment(nd->segment_index(), DataLoader::SegmentInfo::Type::External);
       }
     }
-    return fail(Error::NotFound, "named data '%s' is not in the program", key);
+    return set_last_error(Error::NotFound, "named data '%s' is not in the program", key);
   }
   Result<uint32_t> get_num_keys() const override { return state_->program->named_data()->size(); }
   Result<const char*> get_key(uint32_t index) const override {
@@ -44,8 +44,6 @@ class ProgramNamedData final : public NamedDataMap {
 };
 
 }  // namespace internal
-
-using internal::fail;
 
 Program::Program(std::shared_ptr<internal::ProgramState> state) : state_(std::move(state)) {}
 Program::Program(Program&&) noexcept = default;
@@ -62,25 +60,25 @@ Program::HeaderStatus Program::check_header(const void* data, size_t size) {
 
 Result<Program> Program::load(DataLoader* loader, Verification /*verification*/) {
   runtime_init();
-  if (loader == nullptr) return fail(Error::InvalidArgument, "no data loader given");
+  if (loader == nullptr) return set_last_error(Error::InvalidArgument, "no data loader given");
   auto state = std::make_shared<internal::ProgramState>();
   state->loader = loader;
   Result<size_t> file_size = loader->size();
-  if (!file_size.ok()) return fail(file_size.error(), "cannot get the size of the program data");
+  if (!file_size.ok()) return set_last_error(file_size.error(), "cannot get the size of the program data");
   state->file_size = *file_size;
   const size_t head_size = std::min<size_t>(64, state->file_size);
   {
     Result<FreeableBuffer> head = loader->load(0, head_size, DataLoader::SegmentInfo());
-    if (!head.ok()) return fail(head.error(), "cannot read the program header");
+    if (!head.ok()) return set_last_error(head.error(), "cannot read the program header");
     ET_CHECK_OK_OR_RETURN_ERROR(internal::parse_pte_header(static_cast<const uint8_t*>(head->data()), head->size(),
                                                            state->file_size, &state->header));
   }
   Result<FreeableBuffer> data = loader->load(0, state->header.program_size, DataLoader::SegmentInfo());
-  if (!data.ok()) return fail(data.error(), "cannot read the program data");
+  if (!data.ok()) return set_last_error(data.error(), "cannot read the program data");
   state->program_data = std::move(*data);
   const auto* bytes = static_cast<const uint8_t*>(state->program_data.data());
   if (reinterpret_cast<uintptr_t>(bytes) % 8 != 0) {
-    return fail(Error::InvalidArgument, "program data must be 8-byte aligned; use an aligned buffer");
+    return set_last_error(Error::InvalidArgument, "program data must be 8-byte aligned; use an aligned buffer");
   }
   ET_CHECK_OK_OR_RETURN_ERROR(
       internal::verify_program(bytes, state->program_data.size(), state->header, state->file_size));
@@ -89,10 +87,10 @@ Result<Program> Program::load(DataLoader* loader, Verification /*verification*/)
   const auto* cs = state->program->constant_segment();
   if (cs != nullptr && cs->offsets() != nullptr && cs->offsets()->size() > 1) {
     if (state->program->constant_buffer() != nullptr && state->program->constant_buffer()->size() > 0) {
-      return fail(Error::InvalidProgram, "program has both a constant segment and inline constants");
+      return set_last_error(Error::InvalidProgram, "program has both a constant segment and inline constants");
     }
     Result<FreeableBuffer> seg = state->load_segment(cs->segment_index(), DataLoader::SegmentInfo::Type::Constant);
-    if (!seg.ok()) return fail(seg.error(), "cannot read the constant segment");
+    if (!seg.ok()) return set_last_error(seg.error(), "cannot read the constant segment");
     state->constant_segment = std::move(*seg);
   }
   for (const auto* plan : *state->program->execution_plan()) state->plans.push_back(internal::PlanView{plan});
@@ -105,7 +103,8 @@ Result<Program> Program::load(DataLoader* loader, Verification /*verification*/)
 size_t Program::num_methods() const { return state_->plans.size(); }
 
 Result<const char*> Program::get_method_name(size_t index) const {
-  if (index >= state_->plans.size()) return fail(Error::InvalidArgument, "method index %zu out of range", index);
+  if (index >= state_->plans.size())
+    return set_last_error(Error::InvalidArgument, "method index %zu out of range", index);
   return state_->plans[index].plan->name()->c_str();
 }
 
@@ -116,7 +115,8 @@ Result<MethodMeta> Program::method_meta(const char* method_name) const {
   }
   std::string names;
   for (const auto& pv : state_->plans) names += std::string(names.empty() ? "" : ", ") + pv.plan->name()->c_str();
-  return fail(Error::InvalidArgument, "the program has no method '%s' (it has: %s)", method_name, names.c_str());
+  return set_last_error(Error::InvalidArgument, "the program has no method '%s' (it has: %s)", method_name,
+                        names.c_str());
 }
 
 const NamedDataMap* Program::get_named_data_map() const { return state_->named_data.get(); }

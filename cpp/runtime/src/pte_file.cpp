@@ -25,7 +25,7 @@ uint32_t read_u32(const uint8_t* p) {
   return v;
 }
 
-#define ET_BAD(...) return fail(Error::InvalidProgram, __VA_ARGS__)
+#define ET_BAD(...) return set_last_error(Error::InvalidProgram, __VA_ARGS__)
 
 // The flatbuffers verifier checks the alignment of a vector's length prefix, not of its 8-byte elements.
 template <typename T>
@@ -157,15 +157,17 @@ struct Checker {
     if (t->storage_offset() != 0) ET_BAD("value %zu: storage_offset %d is not supported", vi, t->storage_offset());
     const auto dyn = t->shape_dynamism();
     if (dyn == et_pte::TensorShapeDynamism::DYNAMIC_UNBOUND) {
-      return fail(Error::NotSupported, "value %zu: tensors with unbounded dynamic shape are not supported", vi);
+      return set_last_error(Error::NotSupported, "value %zu: tensors with unbounded dynamic shape are not supported",
+                            vi);
     }
     if (dyn != et_pte::TensorShapeDynamism::STATIC && dyn != et_pte::TensorShapeDynamism::DYNAMIC_BOUND) {
       ET_BAD("value %zu: unknown shape dynamism %d", vi, int(dyn));
     }
     if (t->extra_tensor_info() != nullptr &&
         t->extra_tensor_info()->location() == et_pte::TensorDataLocation::EXTERNAL) {
-      return fail(Error::NotSupported,
-                  "value %zu: tensor data stored outside the .pte (a .ptd file) is not supported by this runtime", vi);
+      return set_last_error(
+          Error::NotSupported,
+          "value %zu: tensor data stored outside the .pte (a .ptd file) is not supported by this runtime", vi);
     }
     const uint32_t idx = t->data_buffer_idx();
     if (t->allocation_info() != nullptr) {

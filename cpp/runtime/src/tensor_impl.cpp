@@ -37,14 +37,14 @@ void TensorImpl::recompute_strides() {
 
 Error TensorImpl::internal_resize_contiguous(ArrayRef<SizesType> new_sizes) {
   if (static_cast<ssize_t>(new_sizes.size()) != dim_) {
-    return internal::fail(Error::InvalidArgument, "cannot resize a rank-%zd tensor to rank %zu", dim_,
+    return set_last_error(Error::InvalidArgument, "cannot resize a rank-%zd tensor to rank %zu", dim_,
                           new_sizes.size());
   }
   uint64_t n = 1;
   for (size_t i = 0; i < new_sizes.size(); ++i) {
-    if (new_sizes[i] < 0) return internal::fail(Error::InvalidArgument, "negative size %d in resize", new_sizes[i]);
+    if (new_sizes[i] < 0) return set_last_error(Error::InvalidArgument, "negative size %d in resize", new_sizes[i]);
     if (internal::mul_overflows(n, static_cast<uint64_t>(new_sizes[i]), &n)) {
-      return internal::fail(Error::InvalidArgument, "tensor size overflows");
+      return set_last_error(Error::InvalidArgument, "tensor size overflows");
     }
   }
   bool same = true;
@@ -52,11 +52,11 @@ Error TensorImpl::internal_resize_contiguous(ArrayRef<SizesType> new_sizes) {
   if (same) return Error::Ok;
   switch (dynamism_) {
     case TensorShapeDynamism::STATIC:
-      return internal::fail(Error::NotSupported, "a tensor with static shape cannot change shape");
+      return set_last_error(Error::NotSupported, "a tensor with static shape cannot change shape");
     case TensorShapeDynamism::DYNAMIC_BOUND:
     case TensorShapeDynamism::DYNAMIC_UNBOUND:
       if (n > static_cast<uint64_t>(numel_bound_)) {
-        return internal::fail(Error::NotSupported,
+        return set_last_error(Error::NotSupported,
                               "new shape has %llu elements, more than the %zd this tensor was planned for",
                               static_cast<unsigned long long>(n), numel_bound_);
       }

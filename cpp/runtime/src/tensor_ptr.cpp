@@ -16,7 +16,7 @@ using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
 using executorch::aten::TensorShapeDynamism;
 using executorch::runtime::Error;
-using executorch::runtime::internal::fail;
+using executorch::runtime::set_last_error;
 
 namespace {
 
@@ -56,7 +56,7 @@ TensorPtr make_tensor_ptr(std::vector<SizesType> sizes, void* data, std::vector<
   storage->deleter = std::move(deleter);
   for (SizesType s : sizes) {
     if (s < 0) {
-      fail(Error::InvalidArgument, "make_tensor_ptr: negative size %d", s);
+      set_last_error(Error::InvalidArgument, "make_tensor_ptr: negative size %d", s);
       return nullptr;
     }
   }
@@ -64,7 +64,7 @@ TensorPtr make_tensor_ptr(std::vector<SizesType> sizes, void* data, std::vector<
     for (size_t i = 0; i < rank; ++i) dim_order.push_back(static_cast<DimOrderType>(i));
   }
   if (!valid_dim_order(dim_order, rank)) {
-    fail(Error::InvalidArgument, "make_tensor_ptr: dim_order is not a permutation of the %zu dims", rank);
+    set_last_error(Error::InvalidArgument, "make_tensor_ptr: dim_order is not a permutation of the %zu dims", rank);
     return nullptr;
   }
   storage->sizes = std::move(sizes);
@@ -74,12 +74,13 @@ TensorPtr make_tensor_ptr(std::vector<SizesType> sizes, void* data, std::vector<
                              storage->strides.data(), dynamism);
   if (!strides.empty()) {
     if (strides.size() != rank) {
-      fail(Error::InvalidArgument, "make_tensor_ptr: %zu strides for %zu dims", strides.size(), rank);
+      set_last_error(Error::InvalidArgument, "make_tensor_ptr: %zu strides for %zu dims", strides.size(), rank);
       return nullptr;
     }
     for (size_t i = 0; i < rank; ++i) {
       if (strides[i] != storage->strides[i] && storage->sizes[i] > 1) {
-        fail(Error::InvalidArgument, "make_tensor_ptr: strides do not match the dim order (only dense tensors)");
+        set_last_error(Error::InvalidArgument,
+                       "make_tensor_ptr: strides do not match the dim order (only dense tensors)");
         return nullptr;
       }
     }
@@ -93,7 +94,8 @@ TensorPtr make_tensor_ptr(std::vector<SizesType> sizes, std::vector<uint8_t> dat
   size_t n = executorch::aten::elementSize(type);
   for (SizesType s : sizes) n *= static_cast<size_t>(s < 0 ? 0 : s);
   if (data.size() != n) {
-    fail(Error::InvalidArgument, "make_tensor_ptr: %zu bytes of data for a tensor of %zu bytes", data.size(), n);
+    set_last_error(Error::InvalidArgument, "make_tensor_ptr: %zu bytes of data for a tensor of %zu bytes", data.size(),
+                   n);
     return nullptr;
   }
   auto owned = std::make_shared<std::vector<uint8_t>>(std::move(data));
@@ -153,7 +155,7 @@ TensorPtr full(std::vector<SizesType> sizes, double fill_value, ScalarType type)
       case ScalarType::Byte: *p = static_cast<uint8_t>(fill_value); break;
       case ScalarType::Bool: *p = fill_value != 0.0 ? 1 : 0; break;
       default:
-        fail(Error::NotSupported, "full(): dtype %s is not supported", executorch::aten::toString(type));
+        set_last_error(Error::NotSupported, "full(): dtype %s is not supported", executorch::aten::toString(type));
         return nullptr;
     }
   }

@@ -28,7 +28,7 @@ class XnnpackBackend final : public BackendInterface {
 
   Result<DelegateHandle*> init(BackendInitContext& context, FreeableBuffer* processed,
                                ArrayRef<CompileSpec> /*compile_specs*/) const override {
-    if (processed == nullptr) return fail(Error::InvalidArgument, "no payload");
+    if (processed == nullptr) return ETXNN_FAIL(Error::InvalidArgument, "no payload");
     Graph* g = new (std::nothrow) Graph();
     if (g == nullptr) return Error::MemoryAllocationFailed;
     Error e = load_graph(processed->data(), processed->size(), context.get_named_data_map(), g);

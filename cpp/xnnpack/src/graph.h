@@ -98,8 +98,9 @@ struct Graph {
 // Name of a node kind, e.g. "Conv2d".
 const char* node_name(NodeKind kind);
 
-// Records a detailed message (logged at error level) and returns `error`.
-Error fail(Error error, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// Records "XnnpackBackend: <message>" through the runtime's error helper (set_last_error: last_error_message(),
+// logged) and returns `error`; the format must be a string literal.
+#define ETXNN_FAIL(error, ...) ::executorch::runtime::set_last_error(error, "XnnpackBackend: " __VA_ARGS__)
 
 // Parses and checks a processed blob (XH00 header or bare flatbuffer). Constants come from `named` (may be null)
 // or are copied out of the blob's constant region, so the blob may be freed afterwards.

@@ -20,7 +20,7 @@ namespace {
 
 // Only reachable for a node whose kind bypassed the loader's check.
 Error unsupported(const Node& n) {
-  return fail(Error::NotSupported, "node %u (%s) is not supported", n.index, node_name(n.kind));
+  return ETXNN_FAIL(Error::NotSupported, "node %u (%s) is not supported", n.index, node_name(n.kind));
 }
 
 // EXECUTORCH_XNNPACK_PROFILE=1: time spent per node kind (and how many nodes ran), printed to stderr at exit. A
@@ -255,32 +255,33 @@ Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EVa
     if (v.external_id < 0) continue;
     if (static_cast<size_t>(v.external_id) >= args.size() || args[v.external_id] == nullptr ||
         !args[v.external_id]->isTensor()) {
-      return fail(Error::InvalidArgument,
-                  "external value %" PRId64
-                  " is not a tensor argument of the delegate call "
-                  "(%zu arguments)",
-                  v.external_id, args.size());
+      return ETXNN_FAIL(Error::InvalidArgument,
+                        "external value %" PRId64
+                        " is not a tensor argument of the delegate call "
+                        "(%zu arguments)",
+                        v.external_id, args.size());
     }
     if (!v.is_input) continue;
     const Tensor t = args[v.external_id]->toTensor();
     if (t.scalar_type() != ScalarType::Float) {
-      return fail(Error::InvalidArgument, "input %" PRId64 " has dtype %d, expected float", v.external_id,
-                  static_cast<int>(t.scalar_type()));
+      return ETXNN_FAIL(Error::InvalidArgument, "input %" PRId64 " has dtype %d, expected float", v.external_id,
+                        static_cast<int>(t.scalar_type()));
     }
     // The tensor's own rank wins (as with xnn_reshape_external_value): a rank-0 scalar may feed a [1] value.
     if (static_cast<size_t>(t.dim()) > kMaxRank) {
-      return fail(Error::InvalidArgument, "input %" PRId64 " has rank %zd (at most %u)", v.external_id,
-                  static_cast<ssize_t>(t.dim()), kMaxRank);
+      return ETXNN_FAIL(Error::InvalidArgument, "input %" PRId64 " has rank %zd (at most %u)", v.external_id,
+                        static_cast<ssize_t>(t.dim()), kMaxRank);
     }
     Shape s(static_cast<size_t>(t.dim()));
     const auto order = t.dim_order();
     for (size_t d = 0; d < s.size(); ++d) {
       const size_t src = order.size() == s.size() ? order[d] : d;
-      if (src >= s.size()) return fail(Error::InvalidArgument, "input %" PRId64 " has a bad dim order", v.external_id);
+      if (src >= s.size())
+        return ETXNN_FAIL(Error::InvalidArgument, "input %" PRId64 " has a bad dim order", v.external_id);
       s[d] = t.sizes()[src];
     }
     if (t.numel() > 0 && t.const_data_ptr() == nullptr) {
-      return fail(Error::InvalidArgument, "input %" PRId64 " has no data", v.external_id);
+      return ETXNN_FAIL(Error::InvalidArgument, "input %" PRId64 " has no data", v.external_id);
     }
     g.shapes[i] = std::move(s);
     g.ptrs[i] = t.const_data_ptr<float>();
@@ -293,13 +294,14 @@ Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EVa
     if (!v.is_output) continue;
     Tensor t = args[v.external_id]->toTensor();
     const Shape& s = g.shapes[i];
-    if (g.ptrs[i] == nullptr) return fail(Error::InvalidProgram, "output %" PRId64 " is never written", v.external_id);
+    if (g.ptrs[i] == nullptr)
+      return ETXNN_FAIL(Error::InvalidProgram, "output %" PRId64 " is never written", v.external_id);
     const int64_t total = numel_of(s);
     if (static_cast<size_t>(t.dim()) != s.size()) {
       // A different rank (e.g. a rank-0 result of a [1] value) is fine when the element count agrees.
       if (t.numel() != total) {
-        return fail(Error::InvalidArgument, "output %" PRId64 " has rank %zd, the graph produces %s", v.external_id,
-                    static_cast<ssize_t>(t.dim()), shape_str(s).c_str());
+        return ETXNN_FAIL(Error::InvalidArgument, "output %" PRId64 " has rank %zd, the graph produces %s",
+                          v.external_id, static_cast<ssize_t>(t.dim()), shape_str(s).c_str());
       }
     } else {
       std::vector<executorch::aten::SizesType> sizes(s.size());
@@ -307,19 +309,19 @@ Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EVa
       for (size_t d = 0; d < s.size(); ++d) {
         const size_t dst = order.size() == s.size() ? order[d] : d;
         if (dst >= s.size() || s[d] > 0x7FFFFFFF) {
-          return fail(Error::InvalidArgument, "output %" PRId64 ": bad dim order or size", v.external_id);
+          return ETXNN_FAIL(Error::InvalidArgument, "output %" PRId64 ": bad dim order or size", v.external_id);
         }
         sizes[dst] = static_cast<executorch::aten::SizesType>(s[d]);
       }
       e = executorch::runtime::resize_tensor(
           t, executorch::runtime::ArrayRef<executorch::aten::SizesType>(sizes.data(), sizes.size()));
       if (e != Error::Ok) {
-        return fail(e, "output %" PRId64 " cannot take shape %s", v.external_id, shape_str(s).c_str());
+        return ETXNN_FAIL(e, "output %" PRId64 " cannot take shape %s", v.external_id, shape_str(s).c_str());
       }
     }
     if (total == 0) continue;
     void* dst = t.mutable_data_ptr();
-    if (dst == nullptr) return fail(Error::InvalidArgument, "output %" PRId64 " has no data", v.external_id);
+    if (dst == nullptr) return ETXNN_FAIL(Error::InvalidArgument, "output %" PRId64 " has no data", v.external_id);
     if (t.scalar_type() == ScalarType::Float) {
       std::memmove(dst, g.ptrs[i], static_cast<size_t>(total) * sizeof(float));
     } else if (t.scalar_type() == ScalarType::Long) {
@@ -327,8 +329,8 @@ Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EVa
       int64_t* o = static_cast<int64_t*>(dst);
       for (int64_t k = 0; k < total; ++k) o[k] = static_cast<int64_t>(g.ptrs[i][k]);
     } else {
-      return fail(Error::InvalidArgument, "output %" PRId64 " has dtype %d, expected float", v.external_id,
-                  static_cast<int>(t.scalar_type()));
+      return ETXNN_FAIL(Error::InvalidArgument, "output %" PRId64 " has dtype %d, expected float", v.external_id,
+                        static_cast<int>(t.scalar_type()));
     }
   }
   return Error::Ok;

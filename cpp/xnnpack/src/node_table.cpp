@@ -18,14 +18,15 @@ std::string shape_str(const Shape& s) {
 }
 
 Error node_fail(const Node& n, const char* what) {
-  return fail(Error::InvalidArgument, "node %u (%s): %s", n.index, node_name(n.kind), what);
+  return ETXNN_FAIL(Error::InvalidArgument, "node %u (%s): %s", n.index, node_name(n.kind), what);
 }
 Error node_fail(const Node& n, const char* what, const Shape& a) {
-  return fail(Error::InvalidArgument, "node %u (%s): %s %s", n.index, node_name(n.kind), what, shape_str(a).c_str());
+  return ETXNN_FAIL(Error::InvalidArgument, "node %u (%s): %s %s", n.index, node_name(n.kind), what,
+                    shape_str(a).c_str());
 }
 Error node_fail(const Node& n, const char* what, const Shape& a, const Shape& b) {
-  return fail(Error::InvalidArgument, "node %u (%s): %s %s and %s", n.index, node_name(n.kind), what,
-              shape_str(a).c_str(), shape_str(b).c_str());
+  return ETXNN_FAIL(Error::InvalidArgument, "node %u (%s): %s %s and %s", n.index, node_name(n.kind), what,
+                    shape_str(a).c_str(), shape_str(b).c_str());
 }
 
 Error same_shape(const Graph& g, const Node& n, Shape* out) {

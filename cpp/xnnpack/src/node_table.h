@@ -33,7 +33,8 @@ class NodeReader {
   // The flatbuffer node's parameter table, which the verifier lets be absent.
   template <typename T>
   Error need(const Node& n, const T* t) const {
-    if (t == nullptr) return fail(Error::InvalidProgram, "node %u (%s) has no parameters", n.index, node_name(n.kind));
+    if (t == nullptr)
+      return ETXNN_FAIL(Error::InvalidProgram, "node %u (%s) has no parameters", n.index, node_name(n.kind));
     return Error::Ok;
   }
 

@@ -18,16 +18,6 @@ using executorch::runtime::FreeableBuffer;
 using executorch::runtime::NamedDataMap;
 using executorch::runtime::Result;
 
-Error fail(Error error, const char* fmt, ...) {
-  char buf[768];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  // The runtime passes this on in the error of Program::load_method / Module / Python.
-  return executorch::runtime::set_last_error(error, "XnnpackBackend: %s", buf);
-}
-
 const char* node_name(NodeKind kind) {
   const auto k = static_cast<size_t>(kind);
   if (k > static_cast<size_t>(NodeKind::MAX)) return "unknown";
@@ -76,8 +66,8 @@ Error NodeReader::id(const Node& n, uint32_t raw, int* out, bool optional) const
   }
   auto it = ids_.find(raw);
   if (it == ids_.end()) {
-    return fail(Error::InvalidProgram, "node %u (%s) refers to value id %u, which does not exist", n.index,
-                node_name(n.kind), raw);
+    return ETXNN_FAIL(Error::InvalidProgram, "node %u (%s) refers to value id %u, which does not exist", n.index,
+                      node_name(n.kind), raw);
   }
   *out = it->second;
   return Error::Ok;
@@ -109,12 +99,6 @@ Error read_node2x1(const NodeReader& r, const schema::Node& xn, Node& n) {
 
 namespace {
 
-#define ET_CHECK_OK_OR_RETURN(expr) \
-  do {                              \
-    const Error _e = (expr);        \
-    if (_e != Error::Ok) return _e; \
-  } while (0)
-
 constexpr uint64_t kMaxElements = uint64_t{1} << 34;
 
 class Loader {
@@ -125,30 +109,30 @@ class Loader {
   Error load(const schema::Graph* fb) {
     g_->num_externs = fb->num_externs();
     if (g_->num_externs > kMaxExterns) {
-      return fail(Error::InvalidProgram, "num_externs %u exceeds %u", g_->num_externs, kMaxExterns);
+      return ETXNN_FAIL(Error::InvalidProgram, "num_externs %u exceeds %u", g_->num_externs, kMaxExterns);
     }
     constant_data_ = fb->constant_data();
     if (fb->constant_buffer() != nullptr && fb->constant_buffer()->size() > 1) {
-      return fail(Error::NotSupported,
-                  "payload stores constants in the deprecated constant_buffer table; re-export "
-                  "with a newer ExecuTorch");
+      return ETXNN_FAIL(Error::NotSupported,
+                        "payload stores constants in the deprecated constant_buffer table; re-export "
+                        "with a newer ExecuTorch");
     }
     const auto* values = fb->xvalues();
     const size_t nv = values ? values->size() : 0;
     g_->values.reserve(nv);
-    for (size_t i = 0; i < nv; ++i) ET_CHECK_OK_OR_RETURN(load_value(i, (*values)[i]));
+    for (size_t i = 0; i < nv; ++i) ET_CHECK_OK_OR_RETURN_ERROR(load_value(i, (*values)[i]));
     const auto* nodes = fb->xnodes();
     const size_t nn = nodes ? nodes->size() : 0;
     g_->nodes.reserve(nn);
-    for (size_t i = 0; i < nn; ++i) ET_CHECK_OK_OR_RETURN(load_node(i, (*nodes)[i]));
+    for (size_t i = 0; i < nn; ++i) ET_CHECK_OK_OR_RETURN_ERROR(load_node(i, (*nodes)[i]));
     // Externals: unique ids below num_externs.
     std::vector<int> seen(g_->num_externs, -1);
     for (size_t i = 0; i < g_->values.size(); ++i) {
       const Value& v = g_->values[i];
       if (v.external_id < 0) continue;
       if (seen[v.external_id] >= 0) {
-        return fail(Error::InvalidProgram, "values %d and %zu share external id %" PRId64, seen[v.external_id], i,
-                    v.external_id);
+        return ETXNN_FAIL(Error::InvalidProgram, "values %d and %zu share external id %" PRId64, seen[v.external_id], i,
+                          v.external_id);
       }
       seen[v.external_id] = static_cast<int>(i);
     }
@@ -157,65 +141,68 @@ class Loader {
 
  private:
   Error load_value(size_t i, const schema::Value* xv) {
-    if (xv == nullptr) return fail(Error::InvalidProgram, "value %zu is missing", i);
+    if (xv == nullptr) return ETXNN_FAIL(Error::InvalidProgram, "value %zu is missing", i);
     const schema::TensorValue* tv = nullptr;
     if (xv->value_type() == schema::ValueUnion::QuantizedTensorValue) {
       const auto* q = xv->value_as_QuantizedTensorValue();
       const auto* base = q ? q->tensor_value() : nullptr;
-      return fail(Error::NotSupported,
-                  "value %zu (id %u) is a quantized tensor (%s quantization, dtype %s); this "
-                  "XNNPACK delegate runs fp32 graphs only, quantized payloads are not supported yet",
-                  i, base ? base->id_out() : 0u, q ? quant_name(q->quant_params_type()) : "unknown",
-                  base ? datatype_name(base->datatype()) : "unknown");
+      return ETXNN_FAIL(Error::NotSupported,
+                        "value %zu (id %u) is a quantized tensor (%s quantization, dtype %s); this "
+                        "XNNPACK delegate runs fp32 graphs only, quantized payloads are not supported yet",
+                        i, base ? base->id_out() : 0u, q ? quant_name(q->quant_params_type()) : "unknown",
+                        base ? datatype_name(base->datatype()) : "unknown");
     }
     if (xv->value_type() != schema::ValueUnion::TensorValue || (tv = xv->value_as_TensorValue()) == nullptr) {
-      return fail(Error::InvalidProgram, "value %zu has an unknown kind (%u)", i,
-                  static_cast<unsigned>(xv->value_type()));
+      return ETXNN_FAIL(Error::InvalidProgram, "value %zu has an unknown kind (%u)", i,
+                        static_cast<unsigned>(xv->value_type()));
     }
     if (tv->datatype() != schema::DataType::fp32) {
-      return fail(Error::NotSupported, "value %zu (id %u) has dtype %s; this XNNPACK delegate runs fp32 graphs only", i,
-                  tv->id_out(), datatype_name(tv->datatype()));
+      return ETXNN_FAIL(Error::NotSupported,
+                        "value %zu (id %u) has dtype %s; this XNNPACK delegate runs fp32 graphs only", i, tv->id_out(),
+                        datatype_name(tv->datatype()));
     }
     if (tv->dq_datatype() != schema::DataType::invalid) {
-      return fail(Error::NotSupported,
-                  "value %zu (id %u) asks for dynamic quantization to %s, which is not "
-                  "supported",
-                  i, tv->id_out(), datatype_name(tv->dq_datatype()));
+      return ETXNN_FAIL(Error::NotSupported,
+                        "value %zu (id %u) asks for dynamic quantization to %s, which is not "
+                        "supported",
+                        i, tv->id_out(), datatype_name(tv->dq_datatype()));
     }
     Value v;
     v.id_out = tv->id_out();
-    if (v.id_out == kInvalidId) return fail(Error::InvalidProgram, "value %zu has the invalid id", i);
+    if (v.id_out == kInvalidId) return ETXNN_FAIL(Error::InvalidProgram, "value %zu has the invalid id", i);
     const uint32_t nd = tv->num_dims();
     const size_t have = tv->dims() ? tv->dims()->size() : 0;
     if (nd > kMaxRank || nd != have) {
-      return fail(Error::InvalidProgram, "value %zu: num_dims %u but %zu dims (at most %u)", i, nd, have, kMaxRank);
+      return ETXNN_FAIL(Error::InvalidProgram, "value %zu: num_dims %u but %zu dims (at most %u)", i, nd, have,
+                        kMaxRank);
     }
     uint64_t numel = 1;
     for (uint32_t d = 0; d < nd; ++d) {
       const uint32_t x = tv->dims()->Get(d);
       if (x > 0x7FFFFFFFu || __builtin_mul_overflow(numel, x, &numel) || numel > kMaxElements) {
-        return fail(Error::InvalidProgram, "value %zu: dims too large", i);
+        return ETXNN_FAIL(Error::InvalidProgram, "value %zu: dims too large", i);
       }
       v.dims.push_back(x);
     }
     const uint32_t flags = tv->flags();
-    if ((flags & ~3u) != 0) return fail(Error::InvalidProgram, "value %zu has unknown flags 0x%x", i, flags);
+    if ((flags & ~3u) != 0) return ETXNN_FAIL(Error::InvalidProgram, "value %zu has unknown flags 0x%x", i, flags);
     v.is_input = (flags & 1u) != 0;
     v.is_output = (flags & 2u) != 0;
     if (v.is_input || v.is_output) {
       if (tv->external_id() >= g_->num_externs) {
-        return fail(Error::InvalidProgram, "value %zu: external id %u out of range (num_externs %u)", i,
-                    tv->external_id(), g_->num_externs);
+        return ETXNN_FAIL(Error::InvalidProgram, "value %zu: external id %u out of range (num_externs %u)", i,
+                          tv->external_id(), g_->num_externs);
       }
       v.external_id = tv->external_id();
     }
     const uint32_t cidx = tv->constant_buffer_idx();
     if (cidx != 0) {
-      if (v.is_input || v.is_output) return fail(Error::InvalidProgram, "value %zu is both constant and external", i);
-      ET_CHECK_OK_OR_RETURN(load_constant(i, cidx, numel * sizeof(float), &v.data));
+      if (v.is_input || v.is_output)
+        return ETXNN_FAIL(Error::InvalidProgram, "value %zu is both constant and external", i);
+      ET_CHECK_OK_OR_RETURN_ERROR(load_constant(i, cidx, numel * sizeof(float), &v.data));
     }
     if (!ids_.emplace(v.id_out, static_cast<int>(g_->values.size())).second) {
-      return fail(Error::InvalidProgram, "value %zu repeats id %u", i, v.id_out);
+      return ETXNN_FAIL(Error::InvalidProgram, "value %zu repeats id %u", i, v.id_out);
     }
     g_->values.push_back(std::move(v));
     return Error::Ok;
@@ -223,36 +210,36 @@ class Loader {
 
   Error load_constant(size_t i, uint32_t cidx, uint64_t nbytes, const float** out) {
     if (constant_data_ == nullptr || cidx >= constant_data_->size()) {
-      return fail(Error::InvalidProgram, "value %zu: constant index %u out of range (%u entries)", i, cidx,
-                  constant_data_ ? constant_data_->size() : 0u);
+      return ETXNN_FAIL(Error::InvalidProgram, "value %zu: constant index %u out of range (%u entries)", i, cidx,
+                        constant_data_ ? constant_data_->size() : 0u);
     }
     const auto* cd = constant_data_->Get(cidx);
-    if (cd == nullptr) return fail(Error::InvalidProgram, "value %zu: constant %u is missing", i, cidx);
+    if (cd == nullptr) return ETXNN_FAIL(Error::InvalidProgram, "value %zu: constant %u is missing", i, cidx);
     if (cd->size() != nbytes) {
-      return fail(Error::InvalidProgram, "value %zu: constant %u has %" PRIu64 " bytes, its dims need %" PRIu64, i,
-                  cidx, static_cast<uint64_t>(cd->size()), nbytes);
+      return ETXNN_FAIL(Error::InvalidProgram, "value %zu: constant %u has %" PRIu64 " bytes, its dims need %" PRIu64,
+                        i, cidx, static_cast<uint64_t>(cd->size()), nbytes);
     }
     const void* src = nullptr;
     if (cd->named_key() != nullptr && cd->named_key()->size() > 0) {
       const char* key = cd->named_key()->c_str();
       if (named_ == nullptr) {
-        return fail(Error::InvalidProgram,
-                    "value %zu: constant '%s' is in the program's named data, which this "
-                    "program does not have",
-                    i, key);
+        return ETXNN_FAIL(Error::InvalidProgram,
+                          "value %zu: constant '%s' is in the program's named data, which this "
+                          "program does not have",
+                          i, key);
       }
       Result<FreeableBuffer> buf = named_->get_data(key);
       if (!buf.ok()) {
-        return fail(buf.error() == Error::NotFound ? Error::InvalidProgram : buf.error(),
-                    "value %zu: named data '%s' not found", i, key);
+        return ETXNN_FAIL(buf.error() == Error::NotFound ? Error::InvalidProgram : buf.error(),
+                          "value %zu: named data '%s' not found", i, key);
       }
       if (buf->size() < nbytes) {
-        return fail(Error::InvalidProgram, "value %zu: named data '%s' has %zu bytes, its dims need %" PRIu64, i, key,
-                    buf->size(), nbytes);
+        return ETXNN_FAIL(Error::InvalidProgram, "value %zu: named data '%s' has %zu bytes, its dims need %" PRIu64, i,
+                          key, buf->size(), nbytes);
       }
       src = buf->data();
       if (nbytes > 0 && src == nullptr)
-        return fail(Error::InvalidProgram, "value %zu: named data '%s' is empty", i, key);
+        return ETXNN_FAIL(Error::InvalidProgram, "value %zu: named data '%s' is empty", i, key);
       if (reinterpret_cast<uintptr_t>(src) % alignof(float) == 0) {
         *out = static_cast<const float*>(src);
         g_->held.push_back(std::move(*buf));
@@ -262,11 +249,11 @@ class Loader {
       return Error::Ok;
     }
     if (!range_ok(cd->offset(), nbytes, consts_size_)) {
-      return fail(Error::InvalidProgram,
-                  "value %zu: constant %u [%" PRIu64 ", +%" PRIu64
-                  ") lies outside the "
-                  "payload's constant data (%" PRIu64 " bytes)",
-                  i, cidx, static_cast<uint64_t>(cd->offset()), nbytes, consts_size_);
+      return ETXNN_FAIL(Error::InvalidProgram,
+                        "value %zu: constant %u [%" PRIu64 ", +%" PRIu64
+                        ") lies outside the "
+                        "payload's constant data (%" PRIu64 " bytes)",
+                        i, cidx, static_cast<uint64_t>(cd->offset()), nbytes, consts_size_);
     }
     copy_out(consts_ + cd->offset(), nbytes, out);
     return Error::Ok;
@@ -281,7 +268,7 @@ class Loader {
   Error load_node(size_t i, const schema::Node* xn) {
     Node n;
     n.index = static_cast<uint32_t>(i);
-    if (xn == nullptr) return fail(Error::InvalidProgram, "node %zu is missing", i);
+    if (xn == nullptr) return ETXNN_FAIL(Error::InvalidProgram, "node %zu is missing", i);
     n.kind = xn->node_type();
     n.debug_handle = xn->debug_handle();
     if (const auto* mm = xn->output_min_max()) {
@@ -289,26 +276,27 @@ class Loader {
       n.out_max = mm->output_max();
       n.has_min_max = true;
       if (std::isnan(n.out_min) || std::isnan(n.out_max) || n.out_min > n.out_max) {
-        return fail(Error::InvalidProgram, "node %zu (%s): invalid output range [%g, %g]", i, node_name(n.kind),
-                    n.out_min, n.out_max);
+        return ETXNN_FAIL(Error::InvalidProgram, "node %zu (%s): invalid output range [%g, %g]", i, node_name(n.kind),
+                          n.out_min, n.out_max);
       }
     }
     const NodeKindDef* def = node_def(n.kind);
     if (def == nullptr) {
-      return fail(Error::NotSupported,
-                  "node %zu has unknown kind %u (newer exporter?); this XNNPACK delegate "
-                  "knows kinds 1..%u",
-                  i, static_cast<unsigned>(n.kind), static_cast<unsigned>(NodeKind::MAX));
+      return ETXNN_FAIL(Error::NotSupported,
+                        "node %zu has unknown kind %u (newer exporter?); this XNNPACK delegate "
+                        "knows kinds 1..%u",
+                        i, static_cast<unsigned>(n.kind), static_cast<unsigned>(NodeKind::MAX));
     }
     if (def->read == nullptr) {
-      return fail(Error::NotSupported, "node %zu (%s) is not supported by this XNNPACK delegate", i, node_name(n.kind));
+      return ETXNN_FAIL(Error::NotSupported, "node %zu (%s) is not supported by this XNNPACK delegate", i,
+                        node_name(n.kind));
     }
-    ET_CHECK_OK_OR_RETURN(def->read(NodeReader(ids_), *xn, n));
+    ET_CHECK_OK_OR_RETURN_ERROR(def->read(NodeReader(ids_), *xn, n));
     // Outputs: never a constant or an external input; inputs: defined before use.
     const Value& o = g_->values[n.out];
     if (o.data != nullptr || o.is_input) {
-      return fail(Error::InvalidProgram, "node %zu (%s) writes value id %u, which is a constant or a graph input", i,
-                  node_name(n.kind), o.id_out);
+      return ETXNN_FAIL(Error::InvalidProgram, "node %zu (%s) writes value id %u, which is a constant or a graph input",
+                        i, node_name(n.kind), o.id_out);
     }
     if (defined_.size() < g_->values.size()) {
       defined_.resize(g_->values.size(), 0);
@@ -318,17 +306,17 @@ class Loader {
     }
     for (int k = 0; k < n.nin; ++k) {
       if (!defined_[n.in[k]]) {
-        return fail(Error::InvalidProgram, "node %zu (%s) reads value id %u before any node writes it", i,
-                    node_name(n.kind), g_->values[n.in[k]].id_out);
+        return ETXNN_FAIL(Error::InvalidProgram, "node %zu (%s) reads value id %u before any node writes it", i,
+                          node_name(n.kind), g_->values[n.in[k]].id_out);
       }
       if (n.in[k] == n.out) {
-        return fail(Error::InvalidProgram, "node %zu (%s) reads and writes value id %u", i, node_name(n.kind),
-                    g_->values[n.out].id_out);
+        return ETXNN_FAIL(Error::InvalidProgram, "node %zu (%s) reads and writes value id %u", i, node_name(n.kind),
+                          g_->values[n.out].id_out);
       }
     }
     if (defined_[n.out]) {
-      return fail(Error::InvalidProgram, "node %zu (%s) writes value id %u a second time", i, node_name(n.kind),
-                  g_->values[n.out].id_out);
+      return ETXNN_FAIL(Error::InvalidProgram, "node %zu (%s) writes value id %u a second time", i, node_name(n.kind),
+                        g_->values[n.out].id_out);
     }
     defined_[n.out] = 1;
     g_->nodes.push_back(std::move(n));
@@ -348,7 +336,7 @@ class Loader {
 
 Error load_graph(const void* blob, size_t size, const NamedDataMap* named, Graph* graph) {
   if (blob == nullptr || size < 8)
-    return fail(Error::InvalidProgram, "payload is empty or truncated (%zu bytes)", size);
+    return ETXNN_FAIL(Error::InvalidProgram, "payload is empty or truncated (%zu bytes)", size);
   const auto* p = static_cast<const uint8_t*>(blob);
   uint64_t fb_off = 0, fb_size = size, c_off = 0, c_size = 0;
   if (size >= 30 && std::memcmp(p + 4, "XH00", 4) == 0) {
@@ -358,19 +346,20 @@ Error load_graph(const void* blob, size_t size, const NamedDataMap* named, Graph
     c_off = rd32(p + 18);
     c_size = rd64(p + 22);
     if (hlen < 30 || !range_ok(fb_off, fb_size, size) || !range_ok(c_off, c_size, size) || fb_off < hlen) {
-      return fail(Error::InvalidProgram,
-                  "XH00 header out of range (header %u, flatbuffer [%" PRIu64 ", +%" PRIu64 "), constants [%" PRIu64
-                  ", +%" PRIu64 ") in %zu bytes)",
-                  hlen, fb_off, fb_size, c_off, c_size, size);
+      return ETXNN_FAIL(Error::InvalidProgram,
+                        "XH00 header out of range (header %u, flatbuffer [%" PRIu64 ", +%" PRIu64
+                        "), constants [%" PRIu64 ", +%" PRIu64 ") in %zu bytes)",
+                        hlen, fb_off, fb_size, c_off, c_size, size);
     }
   }
-  if (fb_size < 8) return fail(Error::InvalidProgram, "payload flatbuffer is truncated (%" PRIu64 " bytes)", fb_size);
+  if (fb_size < 8)
+    return ETXNN_FAIL(Error::InvalidProgram, "payload flatbuffer is truncated (%" PRIu64 " bytes)", fb_size);
   const uint8_t* fb = p + fb_off;
   if (std::memcmp(fb + 4, "XN01", 4) != 0 && std::memcmp(fb + 4, "XN00", 4) != 0) {
     char id[5] = {0};
     for (int k = 0; k < 4; ++k) id[k] = (fb[4 + k] >= 32 && fb[4 + k] < 127) ? static_cast<char>(fb[4 + k]) : '?';
-    return fail(Error::InvalidProgram, "payload identifier is '%s', expected XN00 or XN01 (not an XNNPACK payload?)",
-                id);
+    return ETXNN_FAIL(Error::InvalidProgram,
+                      "payload identifier is '%s', expected XN00 or XN01 (not an XNNPACK payload?)", id);
   }
   // Verify (and read) an aligned copy: the blob may sit at any offset.
   std::vector<uint64_t> aligned((fb_size + 7) / 8);
@@ -378,7 +367,7 @@ Error load_graph(const void* blob, size_t size, const NamedDataMap* named, Graph
   const auto* bytes = reinterpret_cast<const uint8_t*>(aligned.data());
   flatbuffers::Verifier verifier(bytes, fb_size, /*max_depth=*/64, /*max_tables=*/4000000);
   if (!verifier.VerifyBuffer<schema::Graph>(nullptr)) {
-    return fail(Error::InvalidProgram, "payload flatbuffer failed verification (corrupt or truncated)");
+    return ETXNN_FAIL(Error::InvalidProgram, "payload flatbuffer failed verification (corrupt or truncated)");
   }
   const schema::Graph* g = flatbuffers::GetRoot<schema::Graph>(bytes);
   Loader loader(graph, named, p + c_off, c_size);

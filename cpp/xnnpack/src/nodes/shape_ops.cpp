@@ -90,8 +90,8 @@ Error read_reshape(const NodeReader& r, const schema::Node& xn, Node& n) {
   n.flags = p->flags();
   n.v1 = vec(p->new_shape());
   if (p->num_dims() != n.v1.size() || n.v1.size() > kMaxRank) {
-    return fail(Error::InvalidProgram, "node %zu (StaticReshape): num_dims %u but %zu entries",
-                static_cast<size_t>(n.index), p->num_dims(), n.v1.size());
+    return ETXNN_FAIL(Error::InvalidProgram, "node %zu (StaticReshape): num_dims %u but %zu entries",
+                      static_cast<size_t>(n.index), p->num_dims(), n.v1.size());
   }
   return r.io(n, {p->input_id()}, p->output_id());
 }
@@ -122,8 +122,8 @@ Error read_transpose(const NodeReader& r, const schema::Node& xn, Node& n) {
   n.flags = p->flags();
   n.v1 = vec(p->perm());
   if (p->num_dims() != n.v1.size()) {
-    return fail(Error::InvalidProgram, "node %zu (StaticTranspose): num_dims %u but %zu perm entries",
-                static_cast<size_t>(n.index), p->num_dims(), n.v1.size());
+    return ETXNN_FAIL(Error::InvalidProgram, "node %zu (StaticTranspose): num_dims %u but %zu perm entries",
+                      static_cast<size_t>(n.index), p->num_dims(), n.v1.size());
   }
   return r.io(n, {p->input_id()}, p->output_id());
 }
@@ -157,8 +157,8 @@ Error read_slice(const NodeReader& r, const schema::Node& xn, Node& n) {
   n.v1 = vec(p->offsets());
   n.v2 = vec(p->sizes());
   if (p->num_dims() != n.v1.size() || n.v1.size() != n.v2.size()) {
-    return fail(Error::InvalidProgram, "node %zu (StaticSlice): num_dims %u, %zu offsets, %zu sizes",
-                static_cast<size_t>(n.index), p->num_dims(), n.v1.size(), n.v2.size());
+    return ETXNN_FAIL(Error::InvalidProgram, "node %zu (StaticSlice): num_dims %u, %zu offsets, %zu sizes",
+                      static_cast<size_t>(n.index), p->num_dims(), n.v1.size(), n.v2.size());
   }
   return r.io(n, {p->input_id()}, p->output_id());
 }
@@ -194,8 +194,8 @@ Error read_constant_pad(const NodeReader& r, const schema::Node& xn, Node& n) {
   n.v2 = vec(p->post_paddings());
   n.alpha = p->padding_value();
   if (n.v1.size() != n.v2.size()) {
-    return fail(Error::InvalidProgram, "node %zu (StaticConstantPad): %zu pre and %zu post paddings",
-                static_cast<size_t>(n.index), n.v1.size(), n.v2.size());
+    return ETXNN_FAIL(Error::InvalidProgram, "node %zu (StaticConstantPad): %zu pre and %zu post paddings",
+                      static_cast<size_t>(n.index), n.v1.size(), n.v2.size());
   }
   return r.io(n, {p->input_id()}, p->output_id());
 }
