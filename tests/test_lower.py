@@ -105,7 +105,7 @@ def kernel_ops(pte_mod: ModuleType, pte: Any) -> dict[str, collections.Counter[s
             for ins in chain.instructions or []:
                 if ins.instrArgsType == pte_mod.InstructionArguments.KernelCall:
                     c[pte_mod.operator_name(plan.operators[ins.instrArgs.opIndex])] += 1
-        out[pte_mod._str(plan.name)] = c
+        out[pte_mod.as_str(plan.name)] = c
     return out
 
 
@@ -118,7 +118,7 @@ def cuda_payloads(et: dict[str, ModuleType], pte: Any) -> Iterator[tuple[Any, An
                 if ins.instrArgsType != m.InstructionArguments.DelegateCall:
                     continue
                 d = plan.delegates[ins.instrArgs.delegateIndex]
-                if m._str(d.id) == "CudaBackend":
+                if m.as_str(d.id) == "CudaBackend":
                     yield plan, ins.instrArgs, d, et["inspect"].parse_cuda_payload(pte.delegate_data(d))
 
 
@@ -174,7 +174,7 @@ def emulate_on_cpu(et: dict[str, ModuleType], data: bytes) -> bytes:
             ins.instrArgsType, ins.instrArgs = m.InstructionArguments.KernelCall, kc
             return ins
 
-        keep_delegates = [i for i, d in enumerate(plan.delegates or []) if m._str(d.id) != "CudaBackend"]
+        keep_delegates = [i for i, d in enumerate(plan.delegates or []) if m.as_str(d.id) != "CudaBackend"]
         delegate_remap = {old: new for new, old in enumerate(keep_delegates)}
         null = len(plan.values)
         plan.values.append(value(m.KernelTypes.Null, m.NullT()))
@@ -187,7 +187,7 @@ def emulate_on_cpu(et: dict[str, ModuleType], data: bytes) -> bytes:
                     new_ins.append(ins)
                     continue
                 d = plan.delegates[ins.instrArgs.delegateIndex]
-                if m._str(d.id) != "CudaBackend":
+                if m.as_str(d.id) != "CudaBackend":
                     ins.instrArgs.delegateIndex = delegate_remap[ins.instrArgs.delegateIndex]
                     new_ins.append(ins)
                     continue
@@ -330,7 +330,7 @@ def test_lowered_program_structure(et: dict[str, ModuleType], path: Path) -> Non
         assert struct.unpack_from("<Q", raw, 8)[0] == len(raw) - 16
         assert delegate.compileSpecs in (None, [])
         (sp,) = sub.plans
-        assert m._str(sp.name) == "subgraph" and len(sp.chains) == 1
+        assert m.as_str(sp.name) == "subgraph" and len(sp.chains) == 1
         assert sub.program.constantBuffer and not len(sub.program.constantBuffer[0].storage)
         assert not sub.segments and not sp.delegates
         for ins in sp.chains[0].instructions:
@@ -338,7 +338,7 @@ def test_lowered_program_structure(et: dict[str, ModuleType], path: Path) -> Non
             name = m.operator_name(sp.operators[ins.instrArgs.opIndex])
             assert name in et["lower"].CUDA_OPERATORS
             # (>= below: the lowering may add a view_copy for a static view of a result)
-            in_payloads[m._str(plan.name)][name] += 1
+            in_payloads[m.as_str(plan.name)][name] += 1
         for ev in sp.values:
             if ev.valType == m.KernelTypes.Tensor:
                 assert ev.val.scalarType == m.ScalarType.FLOAT

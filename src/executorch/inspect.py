@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import struct
 import sys
 from pathlib import Path
 from typing import Any
 
+from executorch import cuda_payload
 from executorch.pte import (
     DataLocation,
     ExecutionPlanT,
@@ -26,8 +26,8 @@ from executorch.pte import (
     PteError,
     PteFile,
     TensorShapeDynamism,
-    _ints,
-    _str,
+    as_ints,
+    as_str,
     dtype_name,
     kernel_call_counts,
     tensor_nbytes,
@@ -35,7 +35,6 @@ from executorch.pte import (
 
 __all__ = ["inspect_program", "main", "parse_cuda_payload"]
 
-_CUDA_MAGIC = b"ETCUDA01"
 _INSTRUCTION_NAMES = {
     InstructionArguments.KernelCall: "KernelCall",
     InstructionArguments.DelegateCall: "DelegateCall",
@@ -63,13 +62,8 @@ _DYNAMISM = {
 
 
 def parse_cuda_payload(payload: bytes) -> PteFile:
-    """The subgraph program of a ``CudaBackend`` payload (``ETCUDA01``, u64 length, ET12 flatbuffer)."""
-    if len(payload) < 16 or payload[:8] != _CUDA_MAGIC:
-        raise PteError("not a CUDA delegate payload written by executorch.lower (no ETCUDA01 magic)")
-    (n,) = struct.unpack_from("<Q", payload, 8)
-    if 16 + n > len(payload):
-        raise PteError(f"CUDA payload says its program is {n} bytes but only {len(payload) - 16} follow")
-    return PteFile.from_bytes(payload[16 : 16 + n])
+    """The subgraph program of a ``CudaBackend`` payload (format: :mod:`executorch.cuda_payload`)."""
+    return PteFile.from_bytes(cuda_payload.unpack(payload))
 
 
 def _value(plan: ExecutionPlanT, index: int) -> dict[str, Any]:
@@ -83,9 +77,9 @@ def _value(plan: ExecutionPlanT, index: int) -> dict[str, Any]:
     return {
         "index": index,
         "kind": "tensor",
-        "shape": _ints(t.sizes),
+        "shape": as_ints(t.sizes),
         "dtype": dtype_name(t.scalarType),
-        "dim_order": _ints(t.dimOrder),
+        "dim_order": as_ints(t.dimOrder),
         "dynamism": _DYNAMISM.get(t.shapeDynamism, str(t.shapeDynamism)),
         "nbytes": tensor_nbytes(t),
         "planned": t.allocationInfo is not None,
@@ -112,14 +106,14 @@ def _method(pte: PteFile, plan: ExecutionPlanT) -> dict[str, Any]:
         payload = pte.delegate_data(d)
         entry: dict[str, Any] = {
             "index": i,
-            "backend": _str(d.id),
+            "backend": as_str(d.id),
             "payload_bytes": len(payload),
             "location": "segment" if ref.location == DataLocation.SEGMENT else "inline",
             "data_index": int(ref.index),
-            "compile_specs": [_str(c.key) for c in d.compileSpecs or []],
+            "compile_specs": [as_str(c.key) for c in d.compileSpecs or []],
             "calls": calls.get(i, 0),
         }
-        if payload[:8] == _CUDA_MAGIC:
+        if payload[:8] == cuda_payload.MAGIC:
             try:
                 sub = parse_cuda_payload(payload)
                 sub_plan = sub.plans[0]
@@ -134,14 +128,14 @@ def _method(pte: PteFile, plan: ExecutionPlanT) -> dict[str, Any]:
         delegates.append(entry)
     values = plan.values or []
     return {
-        "name": _str(plan.name),
-        "inputs": [_value(plan, i) for i in _ints(plan.inputs)],
-        "outputs": [_value(plan, i) for i in _ints(plan.outputs)],
+        "name": as_str(plan.name),
+        "inputs": [_value(plan, i) for i in as_ints(plan.inputs)],
+        "outputs": [_value(plan, i) for i in as_ints(plan.outputs)],
         "operators": _operators(plan),
         "instructions": instructions,
         "delegates": delegates,
         "values": len(values),
-        "planned_buffers": _ints(plan.nonConstBufferSizes)[1:],
+        "planned_buffers": as_ints(plan.nonConstBufferSizes)[1:],
     }
 
 
@@ -163,9 +157,9 @@ def inspect_program(program: bytes | bytearray | memoryview | str | Path) -> dic
     for plan in pte.plans:
         for d in plan.delegates or []:
             if d.processed.location == DataLocation.SEGMENT:
-                roles.setdefault(int(d.processed.index), f"delegate {_str(d.id)}")
+                roles.setdefault(int(d.processed.index), f"delegate {as_str(d.id)}")
     for nd in pte.program.namedData or []:
-        roles.setdefault(int(nd.segmentIndex), f"named data {_str(nd.key)}")
+        roles.setdefault(int(nd.segmentIndex), f"named data {as_str(nd.key)}")
     header = pte.header
     n_constants = len(offsets) - 1 if len(offsets) > 1 else max(len(pte.program.constantBuffer or []) - 1, 0)
     return {
@@ -187,7 +181,7 @@ def inspect_program(program: bytes | bytearray | memoryview | str | Path) -> dic
             {"index": i, "bytes": len(s), "content": roles.get(i, "unused" if not s else "other")}
             for i, s in enumerate(pte.segments)
         ],
-        "named_data": [_str(nd.key) for nd in pte.program.namedData or []],
+        "named_data": [as_str(nd.key) for nd in pte.program.namedData or []],
     }
 
 

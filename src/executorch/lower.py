@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import struct
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from executorch import cuda_payload
 from executorch.pte import (
     BackendDelegateT,
     BufferT,
@@ -57,8 +57,8 @@ from executorch.pte import (
     ScalarType,
     TensorShapeDynamism,
     TensorT,
-    _ints,
-    _str,
+    as_ints,
+    as_str,
     instruction_values,
     kernel_call_counts,
     operator_name,
@@ -70,7 +70,7 @@ from executorch.pte import (
 __all__ = ["CUDA_BACKEND_ID", "CUDA_MAGIC", "CUDA_OPERATORS", "LowerReport", "lower", "lower_file", "main"]
 
 CUDA_BACKEND_ID = "CudaBackend"
-CUDA_MAGIC = b"ETCUDA01"
+CUDA_MAGIC = cuda_payload.MAGIC
 SUBGRAPH_NAME = "subgraph"
 _VIEW_OP = "aten::view_copy.out"
 _MAX_RANK = 8  # the delegate's rank limit (cpp/cuda/src/descs.h kMaxDim)
@@ -139,8 +139,8 @@ class _Plan:
         self.delegable = operators
         self.values: list[EValueT] = plan.values or []
         self.ops = [operator_name(o) for o in plan.operators or []]
-        self.inputs = set(_ints(plan.inputs))
-        self.outputs = set(_ints(plan.outputs))
+        self.inputs = set(as_ints(plan.inputs))
+        self.outputs = set(as_ints(plan.outputs))
         self.mem: dict[int, _Mem] = {}
         for i, ev in enumerate(self.values):
             if ev.valType == KernelTypes.Tensor and ev.val.allocationInfo is not None:
@@ -157,7 +157,7 @@ class _Plan:
                 if ins.instrArgsType == InstructionArguments.KernelCall and len(a.args or []):
                     written = [int(a.args[-1])]
                 elif ins.instrArgsType == InstructionArguments.DelegateCall:
-                    written = _ints(a.args)  # a delegate may return scalars among its outputs
+                    written = as_ints(a.args)  # a delegate may return scalars among its outputs
                 elif ins.instrArgsType == InstructionArguments.MoveCall:
                     written = [int(a.moveTo)]
                 else:
@@ -196,7 +196,7 @@ class _Plan:
 
     def list_items(self, v: int) -> list[int]:
         ev = self.values[v]
-        return [i for i in _ints(ev.val.items) if i >= 0] if ev.valType in _LIST_TYPES else []
+        return [i for i in as_ints(ev.val.items) if i >= 0] if ev.valType in _LIST_TYPES else []
 
     def overlapping(self, v: int) -> list[int]:
         """Other tensors whose planned memory overlaps ``v``'s."""
@@ -219,7 +219,7 @@ class _Plan:
         name = self.ops[kc.opIndex]
         if name not in self.delegable:
             return None
-        args = _ints(kc.args)
+        args = as_ints(kc.args)
         n_out = _OUT_ARGS.get(name, 1)
         if len(args) < n_out + 1:
             return None
@@ -264,8 +264,8 @@ class _Plan:
             return None
         for v in [*tensors_read, *outs]:
             t = self.tensor(v)
-            rank = len(_ints(t.sizes))
-            if rank > _MAX_RANK or _ints(t.dimOrder) not in ([], list(range(rank))):
+            rank = len(as_ints(t.sizes))
+            if rank > _MAX_RANK or as_ints(t.dimOrder) not in ([], list(range(rank))):
                 return None  # the delegate runs contiguous tensors of rank <= 8
         return reads, outs, tensors_read
 
@@ -335,7 +335,7 @@ class _Subgraph:
         return self._add(ev)
 
     def _view(self, src: int, outer: int) -> int:
-        sizes = _ints(self.info.tensor(outer).sizes)
+        sizes = as_ints(self.info.tensor(outer).sizes)
         lst = EValueT()
         lst.valType, lst.val = KernelTypes.IntList, IntListT()
         lst.val.items = [self._int(s) for s in sizes]
@@ -349,7 +349,7 @@ class _Subgraph:
             return self.copied[outer]
         ev = copy.deepcopy(self.info.values[outer])
         if ev.valType == KernelTypes.IntList:
-            ev.val.items = [self.copy_value(i) for i in _ints(ev.val.items)]
+            ev.val.items = [self.copy_value(i) for i in as_ints(ev.val.items)]
         idx = self._add(ev)
         self.copied[outer] = idx
         return idx
@@ -364,7 +364,7 @@ class _Subgraph:
             ev.val = copy.copy(self.info.values[outer].val)
             ev.val.items = [
                 -1 if i < 0 or self.info.values[i].valType == KernelTypes.Null else self.read_tensor(i)
-                for i in _ints(self.info.values[outer].val.items)
+                for i in as_ints(self.info.values[outer].val.items)
             ]
             return self._add(ev)
         return self.copy_value(outer)
@@ -394,7 +394,7 @@ class _Subgraph:
 
     def add_kernel(self, kc: KernelCallT) -> None:
         name = self.info.ops[kc.opIndex]
-        args = _ints(kc.args)
+        args = as_ints(kc.args)
         n_out = _OUT_ARGS.get(name, 1)
         new = [self.read_arg(v) for v in args[: -n_out - 1]]
         outs = [self.write_arg(v) for v in args[-n_out - 1 : -1]]
@@ -429,7 +429,7 @@ class _Subgraph:
             buf.storage = np.frombuffer(data, dtype=np.uint8)
             program.constantBuffer.append(buf)
         fb = serialize_program(program)
-        return CUDA_MAGIC + struct.pack("<Q", len(fb)) + fb, [o for o, _ in self.inputs] + outputs
+        return cuda_payload.pack(fb), [o for o, _ in self.inputs] + outputs
 
 
 # --------------------------------------------------------------------------------------------------- lowering
@@ -557,7 +557,9 @@ def _lower_plan(
             new_instructions.append(ins)
             pos = end
             report.runs.append(
-                DelegatedRun(_str(plan.name), start, sub.operators_run, args[: len(sub.inputs)], outputs, len(payload))
+                DelegatedRun(
+                    as_str(plan.name), start, sub.operators_run, args[: len(sub.inputs)], outputs, len(payload)
+                )
             )
         for i in range(pos, len(old)):
             new_index[i] = len(new_instructions)
@@ -574,7 +576,7 @@ def _lower_plan(
 
 def _used_values(plan: ExecutionPlanT) -> set[int]:
     info_values = plan.values or []
-    used: set[int] = set(_ints(plan.inputs)) | set(_ints(plan.outputs))
+    used: set[int] = set(as_ints(plan.inputs)) | set(as_ints(plan.outputs))
     for chain in plan.chains or []:
         for ins in chain.instructions or []:
             used.update(instruction_values(ins))
@@ -583,7 +585,7 @@ def _used_values(plan: ExecutionPlanT) -> set[int]:
         v = todo.pop()
         ev = info_values[v]
         if ev.valType in _LIST_TYPES:
-            for item in _ints(ev.val.items):
+            for item in as_ints(ev.val.items):
                 if item >= 0 and item not in used:
                     used.add(item)
                     todo.append(item)
@@ -673,7 +675,7 @@ def lower_program(
     if changed:
         report.constants_dropped = _prune_constants(pte)
     for plan in pte.plans:
-        report.cpu_operators[_str(plan.name)] = kernel_call_counts(plan)
+        report.cpu_operators[as_str(plan.name)] = kernel_call_counts(plan)
     return report
 
 

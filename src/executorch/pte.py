@@ -105,6 +105,8 @@ __all__ = [
     "TensorListT",
     "TensorShapeDynamism",
     "TensorT",
+    "as_ints",
+    "as_str",
     "dtype_name",
     "element_size",
     "kernel_call_counts",
@@ -206,15 +208,15 @@ def dtype_name(scalar_type: int) -> str:
 def tensor_nbytes(t: TensorT) -> int:
     """Bytes of a tensor's serialized (upper-bound) shape."""
     n = element_size(t.scalarType)
-    for s in _ints(t.sizes):
+    for s in as_ints(t.sizes):
         n *= int(s)
     return n
 
 
 def operator_name(op: OperatorT) -> str:
     """``name.overload`` (``aten::add.out``), or just the name when the overload is empty."""
-    name = _str(op.name)
-    overload = _str(op.overload)
+    name = as_str(op.name)
+    overload = as_str(op.overload)
     return f"{name}.{overload}" if overload else name
 
 
@@ -229,13 +231,14 @@ def kernel_call_counts(plan: ExecutionPlanT) -> dict[str, int]:
     return counts
 
 
-def _str(v: str | bytes | None) -> str:
+def as_str(v: str | bytes | None) -> str:
+    """A string of the object tree (bytes, str or None) as str."""
     if v is None:
         return ""
     return v.decode("utf-8", "replace") if isinstance(v, bytes) else v
 
 
-def _ints(v: Any) -> list[int]:
+def as_ints(v: Any) -> list[int]:
     """A scalar vector of the object tree (numpy array, list or None) as a list of ints."""
     if v is None:
         return []
@@ -396,24 +399,24 @@ class PteFile:
         p = self.program
         n_seg = len(self.segments)
         cs = p.constantSegment
-        if cs is not None and len(_ints(cs.offsets)) > 1:
+        if cs is not None and len(as_ints(cs.offsets)) > 1:
             if cs.segmentIndex >= n_seg:
                 raise PteError(f"constant segment refers to segment {cs.segmentIndex} but the program has {n_seg}")
         for plan_i, plan in enumerate(p.executionPlan or []):
             if plan is None:
                 raise PteError(f"execution plan {plan_i} is missing")
-            name = _str(plan.name) or f"#{plan_i}"
+            name = as_str(plan.name) or f"#{plan_i}"
             values = plan.values or []
             n_val, n_ops, n_del = len(values), len(plan.operators or []), len(plan.delegates or [])
             for what, idx in (("input", plan.inputs), ("output", plan.outputs)):
-                for v in _ints(idx):
+                for v in as_ints(idx):
                     if not 0 <= v < n_val:
                         raise PteError(f"method {name}: {what} value index {v} out of range ({n_val} values)")
             for vi, ev in enumerate(values):
                 if ev is None:
                     raise PteError(f"method {name}: value {vi} is missing")
                 if ev.valType in (KernelTypes.IntList, KernelTypes.TensorList, KernelTypes.OptionalTensorList):
-                    for item in _ints(ev.val.items):
+                    for item in as_ints(ev.val.items):
                         if item >= n_val or item < -1:
                             raise PteError(f"method {name}: value {vi} lists value index {item} out of range")
                 if ev.valType == KernelTypes.Tensor:
@@ -455,13 +458,13 @@ class PteFile:
 
     def plan(self, name: str) -> ExecutionPlanT:
         for p in self.plans:
-            if _str(p.name) == name:
+            if as_str(p.name) == name:
                 return p
-        raise KeyError(f"no method named {name!r} (methods: {[_str(p.name) for p in self.plans]})")
+        raise KeyError(f"no method named {name!r} (methods: {[as_str(p.name) for p in self.plans]})")
 
     def constant_offsets(self) -> list[int]:
         cs = self.program.constantSegment
-        return _ints(cs.offsets) if cs is not None else []
+        return as_ints(cs.offsets) if cs is not None else []
 
     def constant_data(self, t: TensorT) -> bytes:
         """The bytes of a constant tensor (``data_buffer_idx > 0``, no ``allocation_info``)."""
@@ -576,7 +579,7 @@ def instruction_values(ins: InstructionT) -> Iterator[int]:
     a = ins.instrArgs
     t = ins.instrArgsType
     if t in (InstructionArguments.KernelCall, InstructionArguments.DelegateCall):
-        yield from _ints(a.args)
+        yield from as_ints(a.args)
     elif t == InstructionArguments.MoveCall:
         yield int(a.moveFrom)
         yield int(a.moveTo)
