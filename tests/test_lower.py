@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import os
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -424,6 +425,23 @@ def test_loading_a_lowered_program_without_cuda_fails_clearly(et: dict[str, Modu
     with pytest.raises(rt.ExecuTorchError) as e:
         prog.load_method("forward")
     assert "CudaBackend" in str(e.value) and "cuda" in str(e.value).lower()
+
+
+def test_kernel_error_names_the_operator_and_argument(et: dict[str, ModuleType]) -> None:
+    # The program's input declared Int (same size as Float, so memory planning is unchanged) reaches float-only
+    # kernels: the error names the method, the operator and, from the kernel, the argument and its dtype.
+    m = et["pte"]
+    pte = m.PteFile.load(FIXTURES / "mlp" / "portable.pte")
+    (plan,) = pte.plans
+    tensor = plan.values[plan.inputs[0]].val
+    tensor.scalarType = m.ScalarType.INT
+    rt = et["runtime"]
+    method = rt.Runtime.get().load_program(pte.to_bytes()).load_method("forward")
+    with pytest.raises(rt.ExecuTorchError) as e:
+        method.execute([np.ones([int(d) for d in tensor.sizes], np.int32)])
+    msg = str(e.value)
+    want = r"method forward: operator aten::\S+ failed at instruction \d+: .*\barguments? \d.*\bInt\b"
+    assert re.search(want, msg), msg
 
 
 def test_runner_reports_missing_cuda_backend(et: dict[str, ModuleType], sdk: Path, tmp_path: Path) -> None:
