@@ -7,6 +7,7 @@
 // (cpp/cpu), with weights packed once at init (see docs/xnnpack.md).
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@
 namespace etxnn {
 
 using executorch::runtime::Error;
+using executorch::runtime::NamedDataMap;
 using NodeKind = schema::NodeUnion;
 
 constexpr uint32_t kInvalidId = 0xFFFFFFFFu;
@@ -38,6 +40,26 @@ constexpr uint32_t kFlagKeepDims = 0x40;         // pooling / reductions
 
 using Shape = std::vector<int64_t>;
 
+// How a value is quantized (quant.cpp). Quantized values are held as floats, so every fp32 kernel serves them:
+//   kStatic   per-tensor qint8 / quint8 / qint32: the float of q - zero_point (an integer), scale `scale`;
+//   kChannel  per-channel constants (qcint8 / qcint4 / qcint32 weights and biases): the float of q - zero_point,
+//             one scale per index along `channel_dim`;
+//   kDynamic  qdint8 activations quantized at run time per row (token) of the last dim: q - zero_point of that
+//             row, the rows' scales in Graph::row_scale.
+// Blockwise qbint4 weights are dequantized to fp32 at load (their value is then not quantized).
+enum class QKind : uint8_t { kNone, kStatic, kChannel, kDynamic };
+
+struct Quant {
+  QKind kind = QKind::kNone;
+  schema::DataType dtype = schema::DataType::fp32;
+  float scale = 1.f;
+  int32_t zero_point = 0;
+  int32_t qmin = 0, qmax = 0;  // the datatype's range (q, not centered)
+  std::vector<float> scales;   // kChannel
+  uint32_t channel_dim = 0;    // kChannel: the channel dim; kDynamic: the number of non-batch (row) dims
+  int32_t group_size = 0;      // blockwise weights (while loading)
+};
+
 struct Value {
   Shape dims;                   // as serialized (example shapes for non-constants)
   const float* data = nullptr;  // constants only
@@ -45,7 +67,17 @@ struct Value {
   bool is_input = false;
   bool is_output = false;
   uint32_t id_out = 0;
+  Quant q;
 };
+
+// How a node treats quantized operands (decided at prepare, quant.cpp):
+//   kNone     fp32 only;
+//   kRequant  a convolution / fully connected node on a static quantized input with integer weights: the fp32
+//             kernel accumulates the integers exactly, then each output channel is requantized like XNNPACK
+//             (acc * input_scale * weight_scale / output_scale, rounded to nearest even, clamped);
+//   kGeneric  any other node with quantized operands: its inputs are dequantized, the fp32 kernel runs, and its
+//             output is quantized (per tensor, or per row for a dynamic output).
+enum class QMode : uint8_t { kNone, kRequant, kGeneric };
 
 struct Node {
   NodeKind kind = NodeKind::NONE;
@@ -76,6 +108,10 @@ struct Node {
   std::vector<float> scratch;        // per-call work buffer (padded input, transposed convolution columns)
   std::vector<const float*> table;   // convolution segment pointers, valid for table_key (input address, shapes)
   std::vector<int64_t> table_key;
+  // Quantized operands (quant.cpp).
+  QMode qmode = QMode::kNone;
+  std::vector<float> requant;  // kRequant: per output channel
+  float qlo = 0.f, qhi = 0.f;  // kRequant: the output's clamp range, centered (q - zero_point)
 };
 
 struct Graph {
@@ -93,6 +129,11 @@ struct Graph {
   // one fresh buffer per node. slot_of[value] is -1 for constants and external inputs.
   std::vector<int> slot_of;
   std::vector<std::vector<float>> slots;
+  // kDynamic values: the scale of each row, written by the node that quantizes them (per call).
+  std::vector<std::vector<float>> row_scale;
+  std::vector<std::vector<float>> dequantized;       // per-call scratch: a kGeneric node's dequantized inputs
+  const float* saved_ptrs[5] = {};                   // and their own pointers, restored after the node
+  std::vector<std::vector<float>> quantized_inputs;  // per-call: int8 / uint8 graph inputs as floats
 };
 
 // Name of a node kind, e.g. "Conv2d".
@@ -112,6 +153,25 @@ Error prepare_graph(Graph& g);
 // Infers every node's output shape from the given input shapes (shapes must hold the constants' and external
 // inputs' shapes); with `compute` also runs the kernels (ptrs must hold the inputs' data).
 Error run_graph(Graph& g, bool compute);
+
+// Quantized graphs (quant.cpp). Copies `nbytes` bytes of constant `index` (of the payload's constant data) into
+// `out`, with the loader's checks and messages.
+using ConstantFetch = std::function<Error(uint32_t index, uint64_t nbytes, std::vector<uint8_t>* out)>;
+// Reads a QuantizedTensorValue's parameters into v->q (v's dims and id are set), checking them against the dims.
+Error read_quant(size_t index, const schema::QuantizedTensorValue& qv, const ConstantFetch& fetch, bool is_constant,
+                 Value* v);
+// Bytes a constant of `v`'s datatype occupies in the payload (numel elements).
+uint64_t constant_bytes(const Value& v, uint64_t numel);
+// Turns a constant's payload bytes into its floats: q - zero_point, or for blockwise 4-bit weights the dequantized
+// fp32 values (v.q is then reset to fp32).
+void constant_to_float(Value& v, const void* src, float* dst);
+// At prepare (after the serialized shapes are known): decides each node's QMode, computes requantization scales,
+// and gives the nodes that need real-valued weights dequantized copies of quantized constants.
+Error plan_quantized(Graph& g);
+// Before / after a node's kernel (run_graph): dequantizes a kGeneric node's quantized inputs into scratch
+// (swapping g.ptrs), then restores g.ptrs and quantizes its output, or requantizes a kRequant node's output.
+void quant_inputs(Graph& g, const Node& n);
+void quant_output(Graph& g, const Node& n, float* y, int64_t total);
 
 // Executes the graph on the DelegateCall's args (inputs and outputs by external id).
 Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EValue*> args);

@@ -78,9 +78,11 @@ Error run_graph(Graph& g, bool do_compute) {
     if (buf.size() < static_cast<size_t>(total)) buf.resize(static_cast<size_t>(total));
     float* y = buf.data();
     g.ptrs[n.out] = y;
+    quant_inputs(g, n);
     if (prof != nullptr) {
       const auto t0 = std::chrono::steady_clock::now();
       e = def->run(g, n, so, y);
+      quant_output(g, n, y, total);
       const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
       const int k = static_cast<int>(n.kind) & 127;
       std::lock_guard<std::mutex> lock(prof->mu);
@@ -95,6 +97,7 @@ Error run_graph(Graph& g, bool do_compute) {
       }
     } else {
       e = def->run(g, n, so, y);
+      quant_output(g, n, y, total);
     }
     if (e != Error::Ok) return e;
   }
@@ -177,6 +180,8 @@ void depthwise_multiplier_to_conv(Graph& g) {
       for (int64_t o = 0; o < OC; ++o) ohwi[static_cast<size_t>(o * T + t)] = f.data[t * OC + o];
     g.owned.push_back(std::move(ohwi));
     Value w;
+    w.q = f.q;
+    if (w.q.kind == QKind::kChannel) w.q.channel_dim = 0;
     w.dims = {OC, n.kh, n.kw, 1};
     w.data = g.owned.back().data();
     n.filter = static_cast<int>(g.values.size());
@@ -197,7 +202,7 @@ void fuse_silu(Graph& g) {
     Node& sig = g.nodes[i];
     if (sig.kind != NodeKind::Sigmoid || sig.out < 0 || sig.nin != 1) continue;
     const size_t s = static_cast<size_t>(sig.out);
-    if (readers[s] != 1 || g.values[s].is_output) continue;
+    if (readers[s] != 1 || g.values[s].is_output || sig.qmode != QMode::kNone) continue;
     for (size_t j = i + 1; j < g.nodes.size(); ++j) {
       Node& mul = g.nodes[j];
       if (mul.nin < 1 || std::none_of(mul.in, mul.in + mul.nin, [&](int v) { return v == sig.out; })) continue;
@@ -217,6 +222,7 @@ void fuse_silu(Graph& g) {
 
 Error prepare_graph(Graph& g) {
   depthwise_multiplier_to_conv(g);
+  ET_CHECK_OK_OR_RETURN_ERROR(plan_quantized(g));
   // Static checks with the serialized shapes, buffer slots, and weight packing.
   g.shapes.assign(g.values.size(), Shape());
   g.ptrs.assign(g.values.size(), nullptr);
@@ -235,6 +241,17 @@ Error prepare_graph(Graph& g) {
   }
   return Error::Ok;
 }
+
+namespace {
+
+// The tensor dtype of a graph input or output: float, or int8 / uint8 for a per-tensor quantized value.
+executorch::aten::ScalarType external_type(const Value& v) {
+  using executorch::aten::ScalarType;
+  if (v.q.kind != QKind::kStatic) return ScalarType::Float;
+  return v.q.dtype == schema::DataType::quint8 ? ScalarType::Byte : ScalarType::Char;
+}
+
+}  // namespace
 
 Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EValue*> args) {
   using executorch::aten::ScalarType;
@@ -263,9 +280,10 @@ Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EVa
     }
     if (!v.is_input) continue;
     const Tensor t = args[v.external_id]->toTensor();
-    if (t.scalar_type() != ScalarType::Float) {
-      return ETXNN_FAIL(Error::InvalidArgument, "input %" PRId64 " has dtype %d, expected float", v.external_id,
-                        static_cast<int>(t.scalar_type()));
+    const ScalarType want = external_type(v);
+    if (t.scalar_type() != want) {
+      return ETXNN_FAIL(Error::InvalidArgument, "input %" PRId64 " has dtype %s, expected %s", v.external_id,
+                        executorch::aten::toString(t.scalar_type()), executorch::aten::toString(want));
     }
     // The tensor's own rank wins (as with xnn_reshape_external_value): a rank-0 scalar may feed a [1] value.
     if (static_cast<size_t>(t.dim()) > kMaxRank) {
@@ -284,7 +302,21 @@ Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EVa
       return ETXNN_FAIL(Error::InvalidArgument, "input %" PRId64 " has no data", v.external_id);
     }
     g.shapes[i] = std::move(s);
-    g.ptrs[i] = t.const_data_ptr<float>();
+    if (want == ScalarType::Float) {
+      g.ptrs[i] = t.const_data_ptr<float>();
+      continue;
+    }
+    // int8 / uint8 inputs of a quantized value: its integers centered on the zero point, as floats.
+    if (g.quantized_inputs.size() < g.values.size()) g.quantized_inputs.resize(g.values.size());
+    std::vector<float>& buf = g.quantized_inputs[i];
+    buf.resize(static_cast<size_t>(t.numel()));
+    const float zp = static_cast<float>(v.q.zero_point);
+    for (ssize_t k = 0; k < t.numel(); ++k) {
+      buf[static_cast<size_t>(k)] = (want == ScalarType::Char ? static_cast<float>(t.const_data_ptr<int8_t>()[k])
+                                                              : static_cast<float>(t.const_data_ptr<uint8_t>()[k])) -
+                                    zp;
+    }
+    g.ptrs[i] = buf.data();
   }
   Error e = run_graph(g, /*compute=*/true);
   if (e != Error::Ok) return e;
@@ -322,7 +354,22 @@ Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EVa
     if (total == 0) continue;
     void* dst = t.mutable_data_ptr();
     if (dst == nullptr) return ETXNN_FAIL(Error::InvalidArgument, "output %" PRId64 " has no data", v.external_id);
-    if (t.scalar_type() == ScalarType::Float) {
+    const ScalarType want = external_type(v);
+    if (want != ScalarType::Float) {
+      if (t.scalar_type() != want) {
+        return ETXNN_FAIL(Error::InvalidArgument, "output %" PRId64 " has dtype %s, expected %s", v.external_id,
+                          executorch::aten::toString(t.scalar_type()), executorch::aten::toString(want));
+      }
+      const float zp = static_cast<float>(v.q.zero_point);
+      for (int64_t k = 0; k < total; ++k) {
+        const auto q = static_cast<int32_t>(g.ptrs[i][k] + zp);
+        if (want == ScalarType::Char) {
+          static_cast<int8_t*>(dst)[k] = static_cast<int8_t>(q);
+        } else {
+          static_cast<uint8_t*>(dst)[k] = static_cast<uint8_t>(q);
+        }
+      }
+    } else if (t.scalar_type() == ScalarType::Float) {
       std::memmove(dst, g.ptrs[i], static_cast<size_t>(total) * sizeof(float));
     } else if (t.scalar_type() == ScalarType::Long) {
       // Upstream widens int32 results into int64 outputs; for fp32 graphs this only rounds toward zero.

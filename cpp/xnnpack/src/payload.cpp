@@ -32,16 +32,6 @@ const char* datatype_name(schema::DataType t) {
   return schema::EnumNamesDataType()[k];
 }
 
-const char* quant_name(schema::QuantParams q) {
-  switch (q) {
-    case schema::QuantParams::PerChannelQuant: return "per-channel";
-    case schema::QuantParams::PerTensorQuant: return "per-tensor";
-    case schema::QuantParams::PerTokenDynamicQuant: return "per-token dynamic";
-    case schema::QuantParams::PerChannelGroupQuant: return "per-channel-group (blockwise)";
-    default: return "unknown";
-  }
-}
-
 uint32_t rd32(const uint8_t* p) {
   uint32_t v;
   std::memcpy(&v, p, 4);
@@ -143,28 +133,25 @@ class Loader {
   Error load_value(size_t i, const schema::Value* xv) {
     if (xv == nullptr) return ETXNN_FAIL(Error::InvalidProgram, "value %zu is missing", i);
     const schema::TensorValue* tv = nullptr;
+    const schema::QuantizedTensorValue* qv = nullptr;
     if (xv->value_type() == schema::ValueUnion::QuantizedTensorValue) {
-      const auto* q = xv->value_as_QuantizedTensorValue();
-      const auto* base = q ? q->tensor_value() : nullptr;
-      return ETXNN_FAIL(Error::NotSupported,
-                        "value %zu (id %u) is a quantized tensor (%s quantization, dtype %s); this "
-                        "XNNPACK delegate runs fp32 graphs only, quantized payloads are not supported yet",
-                        i, base ? base->id_out() : 0u, q ? quant_name(q->quant_params_type()) : "unknown",
-                        base ? datatype_name(base->datatype()) : "unknown");
-    }
-    if (xv->value_type() != schema::ValueUnion::TensorValue || (tv = xv->value_as_TensorValue()) == nullptr) {
+      qv = xv->value_as_QuantizedTensorValue();
+      tv = qv ? qv->tensor_value() : nullptr;
+      if (tv == nullptr) return ETXNN_FAIL(Error::InvalidProgram, "quantized value %zu has no tensor", i);
+    } else if (xv->value_type() != schema::ValueUnion::TensorValue || (tv = xv->value_as_TensorValue()) == nullptr) {
       return ETXNN_FAIL(Error::InvalidProgram, "value %zu has an unknown kind (%u)", i,
                         static_cast<unsigned>(xv->value_type()));
     }
-    if (tv->datatype() != schema::DataType::fp32) {
+    if (qv == nullptr && tv->datatype() != schema::DataType::fp32) {
       return ETXNN_FAIL(Error::NotSupported,
-                        "value %zu (id %u) has dtype %s; this XNNPACK delegate runs fp32 graphs only", i, tv->id_out(),
-                        datatype_name(tv->datatype()));
+                        "value %zu (id %u) has dtype %s; this XNNPACK delegate runs fp32 and quantized (int8 / int4) "
+                        "graphs",
+                        i, tv->id_out(), datatype_name(tv->datatype()));
     }
     if (tv->dq_datatype() != schema::DataType::invalid) {
       return ETXNN_FAIL(Error::NotSupported,
-                        "value %zu (id %u) asks for dynamic quantization to %s, which is not "
-                        "supported",
+                        "value %zu (id %u) asks for dynamic quantization to %s through the legacy dq_datatype field; "
+                        "re-export with ExecuTorch 1.x (which emits a Convert node to qdint8)",
                         i, tv->id_out(), datatype_name(tv->dq_datatype()));
     }
     Value v;
@@ -196,10 +183,24 @@ class Loader {
       v.external_id = tv->external_id();
     }
     const uint32_t cidx = tv->constant_buffer_idx();
+    if (qv != nullptr) {
+      const ConstantFetch fetch = [this, i](uint32_t idx, uint64_t nbytes, std::vector<uint8_t>* out) {
+        FreeableBuffer held;
+        const void* src = nullptr;
+        ET_CHECK_OK_OR_RETURN_ERROR(constant_source(i, idx, nbytes, &src, &held));
+        out->assign(static_cast<const uint8_t*>(src), static_cast<const uint8_t*>(src) + nbytes);
+        return Error::Ok;
+      };
+      ET_CHECK_OK_OR_RETURN_ERROR(read_quant(i, *qv, fetch, cidx != 0, &v));
+      if (v.q.kind == QKind::kDynamic && (v.is_input || v.is_output)) {
+        return ETXNN_FAIL(Error::NotSupported, "value %zu (id %u): a dynamically quantized value is a graph %s", i,
+                          v.id_out, v.is_input ? "input" : "output");
+      }
+    }
     if (cidx != 0) {
       if (v.is_input || v.is_output)
         return ETXNN_FAIL(Error::InvalidProgram, "value %zu is both constant and external", i);
-      ET_CHECK_OK_OR_RETURN_ERROR(load_constant(i, cidx, numel * sizeof(float), &v.data));
+      ET_CHECK_OK_OR_RETURN_ERROR(load_constant(i, cidx, numel, &v));
     }
     if (!ids_.emplace(v.id_out, static_cast<int>(g_->values.size())).second) {
       return ETXNN_FAIL(Error::InvalidProgram, "value %zu repeats id %u", i, v.id_out);
@@ -208,7 +209,9 @@ class Loader {
     return Error::Ok;
   }
 
-  Error load_constant(size_t i, uint32_t cidx, uint64_t nbytes, const float** out) {
+  // The bytes of constant `cidx` (exactly `nbytes`): inside the payload, or in the program's named data (then
+  // `held` keeps them alive).
+  Error constant_source(size_t i, uint32_t cidx, uint64_t nbytes, const void** src, FreeableBuffer* held) {
     if (constant_data_ == nullptr || cidx >= constant_data_->size()) {
       return ETXNN_FAIL(Error::InvalidProgram, "value %zu: constant index %u out of range (%u entries)", i, cidx,
                         constant_data_ ? constant_data_->size() : 0u);
@@ -219,7 +222,6 @@ class Loader {
       return ETXNN_FAIL(Error::InvalidProgram, "value %zu: constant %u has %" PRIu64 " bytes, its dims need %" PRIu64,
                         i, cidx, static_cast<uint64_t>(cd->size()), nbytes);
     }
-    const void* src = nullptr;
     if (cd->named_key() != nullptr && cd->named_key()->size() > 0) {
       const char* key = cd->named_key()->c_str();
       if (named_ == nullptr) {
@@ -237,15 +239,10 @@ class Loader {
         return ETXNN_FAIL(Error::InvalidProgram, "value %zu: named data '%s' has %zu bytes, its dims need %" PRIu64, i,
                           key, buf->size(), nbytes);
       }
-      src = buf->data();
-      if (nbytes > 0 && src == nullptr)
+      *src = buf->data();
+      if (nbytes > 0 && *src == nullptr)
         return ETXNN_FAIL(Error::InvalidProgram, "value %zu: named data '%s' is empty", i, key);
-      if (reinterpret_cast<uintptr_t>(src) % alignof(float) == 0) {
-        *out = static_cast<const float*>(src);
-        g_->held.push_back(std::move(*buf));
-        return Error::Ok;
-      }
-      copy_out(src, nbytes, out);
+      *held = std::move(*buf);
       return Error::Ok;
     }
     if (!range_ok(cd->offset(), nbytes, consts_size_)) {
@@ -255,14 +252,25 @@ class Loader {
                         "payload's constant data (%" PRIu64 " bytes)",
                         i, cidx, static_cast<uint64_t>(cd->offset()), nbytes, consts_size_);
     }
-    copy_out(consts_ + cd->offset(), nbytes, out);
+    *src = consts_ + cd->offset();
     return Error::Ok;
   }
 
-  void copy_out(const void* src, uint64_t nbytes, const float** out) {
-    g_->owned.emplace_back(nbytes / sizeof(float));
-    if (nbytes > 0) std::memcpy(g_->owned.back().data(), src, nbytes);
-    *out = g_->owned.back().data();
+  // v.data: fp32 named data used in place when aligned; everything else copied out (quantized constants as floats).
+  Error load_constant(size_t i, uint32_t cidx, uint64_t numel, Value* v) {
+    FreeableBuffer held;
+    const void* src = nullptr;
+    ET_CHECK_OK_OR_RETURN_ERROR(constant_source(i, cidx, constant_bytes(*v, numel), &src, &held));
+    if (v->q.dtype == schema::DataType::fp32 && held.data() != nullptr &&
+        reinterpret_cast<uintptr_t>(src) % alignof(float) == 0) {
+      v->data = static_cast<const float*>(src);
+      g_->held.push_back(std::move(held));
+      return Error::Ok;
+    }
+    g_->owned.emplace_back(numel);
+    if (numel > 0) constant_to_float(*v, src, g_->owned.back().data());
+    v->data = g_->owned.back().data();
+    return Error::Ok;
   }
 
   Error load_node(size_t i, const schema::Node* xn) {

@@ -1,0 +1,457 @@
+// Quantized payloads: the parameters of quantized values (checked at load), their constants as floats, and the
+// per-node plan that lets the fp32 kernels run them (graph.h: QKind, QMode).
+//
+// Static int8 values are held as the floats of their integers centered on the zero point, so a convolution's zero
+// padding is the zero point and the fp32 GEMM accumulates input x weight products exactly (integers below 2^24);
+// the output is then requantized per channel as XNNPACK does (scale input_scale * kernel_scale / output_scale in
+// float, round to nearest even, clamp). Every other node on quantized operands dequantizes its inputs, runs the
+// fp32 kernel and quantizes its output (one rounding, as XNNPACK's own lookup-table and elementwise kernels).
+// Dynamic (qdint8) values get per-row parameters chosen exactly as XNNPACK's f32->qd8 convert chooses them.
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+#include "node_table.h"
+
+namespace etxnn {
+
+namespace {
+
+using DT = schema::DataType;
+
+const char* dt_name(DT t) {
+  const auto k = static_cast<int>(t);
+  if (k < 0 || k > static_cast<int>(DT::MAX)) return "unknown";
+  return schema::EnumNamesDataType()[k];
+}
+
+bool valid_scale(float s) { return std::isnormal(s) && s > 0.f; }
+
+float bf16_to_float(uint16_t b) {
+  const uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// The floats of a scale vector given inline or, by index, in the constant data (fp32, or bf16 for blockwise).
+Error read_scales(size_t i, const Value& v, const flatbuffers::Vector<float>* inline_scales,
+                  const flatbuffers::Vector<uint16_t>* inline_bf16, uint32_t buffer_idx, uint32_t num_scales, bool bf16,
+                  const ConstantFetch& fetch, std::vector<float>* out) {
+  out->clear();
+  if (inline_scales != nullptr && inline_scales->size() > 0) {
+    out->assign(inline_scales->begin(), inline_scales->end());
+    return Error::Ok;
+  }
+  if (inline_bf16 != nullptr && inline_bf16->size() > 0) {
+    for (uint16_t b : *inline_bf16) out->push_back(bf16_to_float(b));
+    return Error::Ok;
+  }
+  if (num_scales == 0) {
+    return ETXNN_FAIL(Error::InvalidProgram, "value %zu (id %u): quantization parameters have no scales", i, v.id_out);
+  }
+  std::vector<uint8_t> bytes;
+  ET_CHECK_OK_OR_RETURN_ERROR(fetch(buffer_idx, uint64_t{num_scales} * (bf16 ? 2u : 4u), &bytes));
+  out->resize(num_scales);
+  for (uint32_t k = 0; k < num_scales; ++k) {
+    if (bf16) {
+      uint16_t b;
+      std::memcpy(&b, bytes.data() + 2 * k, 2);
+      (*out)[k] = bf16_to_float(b);
+    } else {
+      std::memcpy(&(*out)[k], bytes.data() + 4 * k, 4);
+    }
+  }
+  return Error::Ok;
+}
+
+Error check_scales(size_t i, const Value& v, const std::vector<float>& scales) {
+  for (size_t k = 0; k < scales.size(); ++k) {
+    if (!valid_scale(scales[k])) {
+      return ETXNN_FAIL(Error::InvalidProgram,
+                        "value %zu (id %u, %s): scale %zu is %g; quantization scales must be positive, finite "
+                        "and normal",
+                        i, v.id_out, dt_name(v.q.dtype), k, static_cast<double>(scales[k]));
+    }
+  }
+  return Error::Ok;
+}
+
+void range_of(DT t, int32_t* lo, int32_t* hi) {
+  switch (t) {
+    case DT::quint8: *lo = 0, *hi = 255; return;
+    case DT::qint32:
+    case DT::qcint32: *lo = INT32_MIN, *hi = INT32_MAX; return;
+    case DT::qcint4:
+    case DT::qbint4: *lo = -8, *hi = 7; return;
+    default: *lo = -128, *hi = 127; return;
+  }
+}
+
+int64_t numel_dims(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+}  // namespace
+
+Error read_quant(size_t i, const schema::QuantizedTensorValue& qv, const ConstantFetch& fetch, bool is_constant,
+                 Value* v) {
+  Quant& q = v->q;
+  q.dtype = qv.tensor_value()->datatype();
+  range_of(q.dtype, &q.qmin, &q.qmax);
+  const auto type = qv.quant_params_type();
+  const size_t rank = v->dims.size();
+  auto unsupported = [&](const char* quant) {
+    return ETXNN_FAIL(Error::NotSupported,
+                      "value %zu (id %u): %s quantization of datatype %s is not supported (expected per-tensor "
+                      "qint8/quint8/qint32, per-channel qcint8/qcint4/qcint32, per-token qdint8 or blockwise qbint4)",
+                      i, v->id_out, quant, dt_name(q.dtype));
+  };
+  if (type == schema::QuantParams::PerTensorQuant) {
+    const auto* p = qv.quant_params_as_PerTensorQuant();
+    if (p == nullptr) return ETXNN_FAIL(Error::InvalidProgram, "value %zu: per-tensor parameters are missing", i);
+    if (q.dtype != DT::qint8 && q.dtype != DT::quint8 && q.dtype != DT::qint32) return unsupported("per-tensor");
+    q.kind = QKind::kStatic;
+    q.scale = p->scale();
+    q.zero_point = p->zero_point();
+    if (!valid_scale(q.scale)) {
+      return ETXNN_FAIL(Error::InvalidProgram,
+                        "value %zu (id %u, %s): scale is %g; quantization scales must be positive, finite and normal",
+                        i, v->id_out, dt_name(q.dtype), static_cast<double>(q.scale));
+    }
+    if (q.zero_point < q.qmin || q.zero_point > q.qmax || (q.dtype == DT::qint32 && q.zero_point != 0)) {
+      return ETXNN_FAIL(Error::InvalidProgram, "value %zu (id %u, %s): zero point %d is outside [%d, %d]", i, v->id_out,
+                        dt_name(q.dtype), q.zero_point, q.dtype == DT::qint32 ? 0 : q.qmin,
+                        q.dtype == DT::qint32 ? 0 : q.qmax);
+    }
+    return Error::Ok;
+  }
+  if (type == schema::QuantParams::PerChannelQuant) {
+    const auto* p = qv.quant_params_as_PerChannelQuant();
+    if (p == nullptr) return ETXNN_FAIL(Error::InvalidProgram, "value %zu: per-channel parameters are missing", i);
+    if (q.dtype != DT::qcint8 && q.dtype != DT::qcint4 && q.dtype != DT::qcint32) return unsupported("per-channel");
+    if (!is_constant) {
+      return ETXNN_FAIL(Error::NotSupported, "value %zu (id %u): per-channel quantized activations are not supported",
+                        i, v->id_out);
+    }
+    q.kind = QKind::kChannel;
+    if (p->channel_dim() < 0 || static_cast<size_t>(p->channel_dim()) >= rank) {
+      return ETXNN_FAIL(Error::InvalidProgram, "value %zu (id %u): channel dim %d is outside its rank %zu", i,
+                        v->id_out, p->channel_dim(), rank);
+    }
+    q.channel_dim = static_cast<uint32_t>(p->channel_dim());
+    if (q.dtype == DT::qcint4 && rank != 2) {
+      return ETXNN_FAIL(Error::NotSupported, "value %zu (id %u): 4-bit weights must be 2-D [out, in], not rank %zu", i,
+                        v->id_out, rank);
+    }
+    ET_CHECK_OK_OR_RETURN_ERROR(read_scales(i, *v, p->scale(), nullptr, p->scale_buffer_idx(), p->num_scales(),
+                                            /*bf16=*/false, fetch, &q.scales));
+    if (static_cast<int64_t>(q.scales.size()) != v->dims[q.channel_dim]) {
+      return ETXNN_FAIL(Error::InvalidProgram, "value %zu (id %u): %zu scales for %" PRId64 " channels (dim %u)", i,
+                        v->id_out, q.scales.size(), v->dims[q.channel_dim], q.channel_dim);
+    }
+    return check_scales(i, *v, q.scales);
+  }
+  if (type == schema::QuantParams::PerTokenDynamicQuant) {
+    const auto* p = qv.quant_params_as_PerTokenDynamicQuant();
+    if (p == nullptr) return ETXNN_FAIL(Error::InvalidProgram, "value %zu: per-token parameters are missing", i);
+    if (q.dtype != DT::qdint8) return unsupported("per-token dynamic");
+    if (is_constant) {
+      return ETXNN_FAIL(Error::InvalidProgram, "value %zu (id %u): a dynamically quantized value is a constant", i,
+                        v->id_out);
+    }
+    if (p->num_nonbatch_dims() < 1 || static_cast<size_t>(p->num_nonbatch_dims()) > std::max<size_t>(rank, 1)) {
+      return ETXNN_FAIL(Error::InvalidProgram, "value %zu (id %u): %d non-batch dims for rank %zu", i, v->id_out,
+                        p->num_nonbatch_dims(), rank);
+    }
+    q.kind = QKind::kDynamic;
+    q.channel_dim = static_cast<uint32_t>(p->num_nonbatch_dims());
+    return Error::Ok;
+  }
+  if (type == schema::QuantParams::PerChannelGroupQuant) {
+    const auto* p = qv.quant_params_as_PerChannelGroupQuant();
+    if (p == nullptr) return ETXNN_FAIL(Error::InvalidProgram, "value %zu: blockwise parameters are missing", i);
+    if (q.dtype != DT::qbint4) return unsupported("per-channel-group (blockwise)");
+    if (!is_constant || rank != 2) {
+      return ETXNN_FAIL(Error::NotSupported,
+                        "value %zu (id %u): blockwise 4-bit values must be constant 2-D weights [out, in]", i,
+                        v->id_out);
+    }
+    if (p->channel_dim() != 0) {
+      return ETXNN_FAIL(Error::NotSupported, "value %zu (id %u): blockwise weights quantized along dim %d (expected 0)",
+                        i, v->id_out, p->channel_dim());
+    }
+    const int64_t oc = v->dims[0], ic = v->dims[1];
+    if (p->group_size() <= 0 || ic % p->group_size() != 0) {
+      return ETXNN_FAIL(Error::InvalidProgram,
+                        "value %zu (id %u): group size %d does not divide the input channels (%" PRId64 ")", i,
+                        v->id_out, p->group_size(), ic);
+    }
+    q.group_size = p->group_size();
+    ET_CHECK_OK_OR_RETURN_ERROR(read_scales(i, *v, p->scale(), p->scale_bf16(), p->scale_buffer_idx(), p->num_scales(),
+                                            /*bf16=*/true, fetch, &q.scales));
+    if (static_cast<int64_t>(q.scales.size()) != oc * (ic / q.group_size)) {
+      return ETXNN_FAIL(Error::InvalidProgram,
+                        "value %zu (id %u): %zu scales, but %" PRId64 " channels x %" PRId64 " groups need %" PRId64, i,
+                        v->id_out, q.scales.size(), oc, ic / q.group_size, oc * (ic / q.group_size));
+    }
+    q.kind = QKind::kChannel;  // until constant_to_float dequantizes it
+    return check_scales(i, *v, q.scales);
+  }
+  return ETXNN_FAIL(Error::InvalidProgram, "value %zu (id %u): unknown quantization parameters (type %u)", i, v->id_out,
+                    static_cast<unsigned>(type));
+}
+
+uint64_t constant_bytes(const Value& v, uint64_t numel) {
+  switch (v.q.dtype) {
+    case DT::qint8:
+    case DT::quint8:
+    case DT::qcint8: return numel;
+    case DT::qcint4:
+    case DT::qbint4: return static_cast<uint64_t>(v.dims[0]) * ((static_cast<uint64_t>(v.dims[1]) + 1) / 2);
+    default: return numel * 4;
+  }
+}
+
+void constant_to_float(Value& v, const void* src, float* dst) {
+  const int64_t n = numel_dims(v.dims);
+  const float zp = static_cast<float>(v.q.zero_point);
+  switch (v.q.dtype) {
+    case DT::qint8:
+    case DT::qcint8: {
+      const auto* s = static_cast<const int8_t*>(src);
+      for (int64_t k = 0; k < n; ++k) dst[k] = static_cast<float>(s[k]) - zp;
+      return;
+    }
+    case DT::quint8: {
+      const auto* s = static_cast<const uint8_t*>(src);
+      for (int64_t k = 0; k < n; ++k) dst[k] = static_cast<float>(s[k]) - zp;
+      return;
+    }
+    case DT::qint32:
+    case DT::qcint32: {
+      for (int64_t k = 0; k < n; ++k) {
+        int32_t x;
+        std::memcpy(&x, static_cast<const uint8_t*>(src) + 4 * k, 4);
+        dst[k] = static_cast<float>(x) - zp;
+      }
+      return;
+    }
+    case DT::qcint4:
+    case DT::qbint4: {
+      // Rows of ceil(in / 2) bytes, element 2j in the low nibble and 2j + 1 in the high one, each q + 8.
+      const int64_t oc = v.dims[0], ic = v.dims[1], row = (ic + 1) / 2;
+      const auto* s = static_cast<const uint8_t*>(src);
+      const bool blockwise = v.q.dtype == DT::qbint4;
+      const int64_t groups = blockwise ? ic / v.q.group_size : 0;
+      for (int64_t o = 0; o < oc; ++o) {
+        for (int64_t k = 0; k < ic; ++k) {
+          const uint8_t b = s[o * row + k / 2];
+          const float w = static_cast<float>((k % 2 == 0 ? b & 0xF : b >> 4)) - 8.f;
+          dst[o * ic + k] = blockwise ? w * v.q.scales[static_cast<size_t>(o * groups + k / v.q.group_size)] : w;
+        }
+      }
+      if (blockwise) v.q = Quant();  // now plain fp32 weights
+      return;
+    }
+    default: std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); return;
+  }
+}
+
+namespace {
+
+bool is_gemm(NodeKind k) {
+  return k == NodeKind::FullyConnected || k == NodeKind::Conv2d || k == NodeKind::DepthwiseConv2d ||
+         k == NodeKind::ConvTranspose2d;
+}
+
+// The output channels of a GEMM-family node, from its serialized output dims (channels last).
+int64_t output_channels(const Graph& g, const Node& n) {
+  const Shape& d = g.values[static_cast<size_t>(n.out)].dims;
+  return d.empty() ? 1 : d.back();
+}
+
+// Per-channel (or per-tensor) scale of weight channel c.
+float weight_scale(const Value& w, int64_t c) {
+  return w.q.kind == QKind::kChannel ? w.q.scales[static_cast<size_t>(c)] : w.q.scale;
+}
+
+// A fp32 copy of quantized constant `vi` (cached per value), as a new value.
+int dequantized_copy(Graph& g, int vi, std::unordered_map<int, int>* cache) {
+  auto it = cache->find(vi);
+  if (it != cache->end()) return it->second;
+  const Value& v = g.values[static_cast<size_t>(vi)];
+  const int64_t n = numel_dims(v.dims);
+  std::vector<float> real(static_cast<size_t>(n));
+  int64_t inner = 1;
+  if (v.q.kind == QKind::kChannel)
+    for (size_t d = v.q.channel_dim + 1; d < v.dims.size(); ++d) inner *= v.dims[d];
+  for (int64_t k = 0; k < n; ++k) {
+    const float s = v.q.kind == QKind::kChannel ? v.q.scales[static_cast<size_t>((k / inner) % v.dims[v.q.channel_dim])]
+                                                : v.q.scale;
+    real[static_cast<size_t>(k)] = v.data[k] * s;
+  }
+  g.owned.push_back(std::move(real));
+  Value copy;
+  copy.dims = v.dims;
+  copy.data = g.owned.back().data();
+  copy.id_out = v.id_out;
+  g.values.push_back(std::move(copy));
+  const int out = static_cast<int>(g.values.size()) - 1;
+  cache->emplace(vi, out);
+  return out;
+}
+
+// XNNPACK's quantization of an fp32 output bound: lrintf(clamp(bound / scale + zero_point)).
+float quantized_bound(float bound, const Quant& q) {
+  const float v = std::fmin(std::fmax(bound / q.scale + static_cast<float>(q.zero_point), static_cast<float>(q.qmin)),
+                            static_cast<float>(q.qmax));
+  return static_cast<float>(std::lrintf(v));
+}
+
+}  // namespace
+
+Error plan_quantized(Graph& g) {
+  std::unordered_map<int, int> cache;
+  for (Node& n : g.nodes) {
+    bool any = g.values[static_cast<size_t>(n.out)].q.kind != QKind::kNone;
+    for (int k = 0; k < n.nin; ++k) any = any || g.values[static_cast<size_t>(n.in[k])].q.kind != QKind::kNone;
+    if (!any) continue;
+    const Value& y = g.values[static_cast<size_t>(n.out)];
+    if (is_gemm(n.kind) && n.filter >= 0) {
+      const Value& x = g.values[static_cast<size_t>(n.in[0])];
+      const Value& w = g.values[static_cast<size_t>(n.filter)];
+      const Value* b = n.bias >= 0 ? &g.values[static_cast<size_t>(n.bias)] : nullptr;
+      const int64_t oc = output_channels(g, n);
+      const bool integer_weights =
+          w.data != nullptr && (w.q.kind == QKind::kStatic ||
+                                (w.q.kind == QKind::kChannel && static_cast<int64_t>(w.q.scales.size()) == oc));
+      const bool integer_bias = b == nullptr || (b->data != nullptr && b->q.kind != QKind::kNone);
+      if (x.q.kind == QKind::kStatic && y.q.kind == QKind::kStatic && integer_weights && integer_bias) {
+        n.qmode = QMode::kRequant;
+        n.requant.resize(static_cast<size_t>(oc));
+        for (int64_t c = 0; c < oc; ++c) {
+          const float r = x.q.scale * weight_scale(w, c) / y.q.scale;
+          if (!(r < 256.f)) {
+            return ETXNN_FAIL(Error::NotSupported,
+                              "node %u (%s): requantization scale %g of output channel %" PRId64
+                              " is not below 256 (input scale %g, weight scale %g, output scale %g)",
+                              n.index, node_name(n.kind), static_cast<double>(r), c, static_cast<double>(x.q.scale),
+                              static_cast<double>(weight_scale(w, c)), static_cast<double>(y.q.scale));
+          }
+          n.requant[static_cast<size_t>(c)] = r;
+        }
+        const float zy = static_cast<float>(y.q.zero_point);
+        n.qlo = (n.has_min_max ? quantized_bound(n.out_min, y.q) : static_cast<float>(y.q.qmin)) - zy;
+        n.qhi = (n.has_min_max ? quantized_bound(n.out_max, y.q) : static_cast<float>(y.q.qmax)) - zy;
+        n.out_min = -INFINITY;
+        n.out_max = INFINITY;
+        n.has_min_max = false;
+        continue;
+      }
+    }
+    n.qmode = QMode::kGeneric;
+    if (y.q.kind == QKind::kChannel) {
+      return ETXNN_FAIL(Error::NotSupported, "node %u (%s) writes a per-channel quantized value", n.index,
+                        node_name(n.kind));
+    }
+    // Quantized constants become fp32 (the kernel sees real values); the node's operand references follow.
+    for (int k = 0; k < n.nin; ++k) {
+      const int vi = n.in[k];
+      const Value& v = g.values[static_cast<size_t>(vi)];
+      if (v.data == nullptr || v.q.kind == QKind::kNone) continue;
+      const int real = dequantized_copy(g, vi, &cache);
+      n.in[k] = real;
+      if (n.filter == vi) n.filter = real;
+      if (n.bias == vi) n.bias = real;
+    }
+  }
+  g.row_scale.assign(g.values.size(), std::vector<float>());
+  return Error::Ok;
+}
+
+namespace {
+
+// Rows of a dynamic value: the product of its last num_nonbatch_dims dims per row.
+int64_t row_length(const Shape& s, uint32_t nonbatch) {
+  int64_t r = 1;
+  for (size_t d = s.size() > nonbatch ? s.size() - nonbatch : 0; d < s.size(); ++d) r *= s[d];
+  return r;
+}
+
+}  // namespace
+
+void quant_inputs(Graph& g, const Node& n) {
+  if (n.qmode != QMode::kGeneric) return;
+  if (g.dequantized.size() < static_cast<size_t>(n.nin)) g.dequantized.resize(static_cast<size_t>(n.nin));
+  for (int k = 0; k < n.nin; ++k) {
+    const size_t vi = static_cast<size_t>(n.in[k]);
+    g.saved_ptrs[k] = g.ptrs[vi];
+    const Value& v = g.values[vi];
+    if (v.q.kind == QKind::kNone || v.data != nullptr) continue;
+    if (std::find(n.in, n.in + k, n.in[k]) != n.in + k) continue;  // the same value twice: done already
+    const Shape& s = g.shapes[vi];
+    const int64_t total = numel_dims(s);
+    std::vector<float>& buf = g.dequantized[static_cast<size_t>(k)];
+    if (buf.size() < static_cast<size_t>(total)) buf.resize(static_cast<size_t>(total));
+    const float* src = g.ptrs[vi];
+    if (v.q.kind == QKind::kStatic) {
+      const float sc = v.q.scale;
+      for (int64_t i = 0; i < total; ++i) buf[static_cast<size_t>(i)] = src[i] * sc;
+    } else {
+      const int64_t len = std::max<int64_t>(1, row_length(s, v.q.channel_dim));
+      const std::vector<float>& rs = g.row_scale[vi];
+      for (int64_t i = 0; i < total; ++i) buf[static_cast<size_t>(i)] = src[i] * rs[static_cast<size_t>(i / len)];
+    }
+    g.ptrs[vi] = buf.data();
+  }
+}
+
+void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
+  if (n.qmode == QMode::kNone) return;
+  if (n.qmode == QMode::kRequant) {
+    const int64_t oc = static_cast<int64_t>(n.requant.size());
+    const float lo = n.qlo, hi = n.qhi;
+    const float* r = n.requant.data();
+    for (int64_t base = 0; base < total; base += oc) {
+      float* row = y + base;
+      for (int64_t c = 0; c < oc; ++c) row[c] = std::nearbyint(std::fmin(std::fmax(row[c] * r[c], lo), hi));
+    }
+    return;
+  }
+  for (int k = 0; k < n.nin; ++k) g.ptrs[static_cast<size_t>(n.in[k])] = g.saved_ptrs[k];
+  const Value& out = g.values[static_cast<size_t>(n.out)];
+  const Quant& q = out.q;
+  if (q.kind == QKind::kStatic) {
+    const float inv = 1.f / q.scale, zp = static_cast<float>(q.zero_point);
+    const float lo = static_cast<float>(q.qmin) - zp, hi = static_cast<float>(q.qmax) - zp;
+    for (int64_t i = 0; i < total; ++i) y[i] = std::nearbyint(std::fmin(std::fmax(y[i] * inv, lo), hi));
+  } else if (q.kind == QKind::kDynamic) {
+    // XNNPACK's f32 -> qd8: per row, the range [min(0, lo), max(0, hi)] onto [-128, 127] with a nudged zero point.
+    const Shape& s = g.shapes[static_cast<size_t>(n.out)];
+    const int64_t len = std::max<int64_t>(1, row_length(s, q.channel_dim));
+    const int64_t rows = len > 0 ? total / len : 0;
+    std::vector<float>& rs = g.row_scale[static_cast<size_t>(n.out)];
+    rs.resize(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = y + r * len;
+      float mn = INFINITY, mx = -INFINITY;
+      for (int64_t i = 0; i < len; ++i) mn = std::fmin(mn, row[i]), mx = std::fmax(mx, row[i]);
+      const float rmin = std::fmin(0.f, mn), rmax = std::fmax(0.f, mx);
+      const float mult = rmin == rmax ? 1.f : 255.f / (rmax - rmin);
+      const float dmin = rmin * mult, dmax = rmax * mult;
+      float zp = (-128.f + dmin) + (127.f + dmax) > 0 ? -128.f - dmin : 127.f - dmax;
+      zp = std::fmin(std::fmax(zp, -128.f), 127.f);
+      const float nzp = static_cast<float>(std::lrintf(zp));
+      const float lo = -128.f - nzp, hi = 127.f - nzp;
+      for (int64_t i = 0; i < len; ++i) row[i] = std::nearbyint(std::fmin(std::fmax(row[i] * mult, lo), hi));
+      rs[static_cast<size_t>(r)] = 1.f / mult;
+    }
+  }
+}
+
+}  // namespace etxnn
