@@ -38,8 +38,8 @@ float bf16_to_float(uint16_t b) {
 
 // The floats of a scale vector given inline or, by index, in the constant data (fp32, or bf16 for blockwise).
 Error read_scales(size_t i, const Value& v, const flatbuffers::Vector<float>* inline_scales,
-                  const flatbuffers::Vector<uint16_t>* inline_bf16, uint32_t buffer_idx, uint32_t num_scales, bool bf16,
-                  const ConstantFetch& fetch, std::vector<float>* out) {
+                  const flatbuffers::Vector<uint16_t>* inline_bf16, uint32_t buffer_idx, uint32_t num_scales,
+                  int64_t expected, bool bf16, const ConstantFetch& fetch, std::vector<float>* out) {
   out->clear();
   if (inline_scales != nullptr && inline_scales->size() > 0) {
     out->assign(inline_scales->begin(), inline_scales->end());
@@ -51,6 +51,10 @@ Error read_scales(size_t i, const Value& v, const flatbuffers::Vector<float>* in
   }
   if (num_scales == 0) {
     return ETXNN_FAIL(Error::InvalidProgram, "value %zu (id %u): quantization parameters have no scales", i, v.id_out);
+  }
+  if (num_scales != expected) {
+    return ETXNN_FAIL(Error::InvalidProgram, "value %zu (id %u): %u scales, its dims need %" PRId64, i, v.id_out,
+                      num_scales, expected);
   }
   std::vector<uint8_t> bytes;
   ET_CHECK_OK_OR_RETURN_ERROR(fetch(buffer_idx, uint64_t{num_scales} * (bf16 ? 2u : 4u), &bytes));
@@ -149,7 +153,7 @@ Error read_quant(size_t i, const schema::QuantizedTensorValue& qv, const Constan
                         v->id_out, rank);
     }
     ET_CHECK_OK_OR_RETURN_ERROR(read_scales(i, *v, p->scale(), nullptr, p->scale_buffer_idx(), p->num_scales(),
-                                            /*bf16=*/false, fetch, &q.scales));
+                                            v->dims[q.channel_dim], /*bf16=*/false, fetch, &q.scales));
     if (static_cast<int64_t>(q.scales.size()) != v->dims[q.channel_dim]) {
       return ETXNN_FAIL(Error::InvalidProgram, "value %zu (id %u): %zu scales for %" PRId64 " channels (dim %u)", i,
                         v->id_out, q.scales.size(), v->dims[q.channel_dim], q.channel_dim);
@@ -193,7 +197,7 @@ Error read_quant(size_t i, const schema::QuantizedTensorValue& qv, const Constan
     }
     q.group_size = p->group_size();
     ET_CHECK_OK_OR_RETURN_ERROR(read_scales(i, *v, p->scale(), p->scale_bf16(), p->scale_buffer_idx(), p->num_scales(),
-                                            /*bf16=*/true, fetch, &q.scales));
+                                            oc * (ic / q.group_size), /*bf16=*/true, fetch, &q.scales));
     if (static_cast<int64_t>(q.scales.size()) != oc * (ic / q.group_size)) {
       return ETXNN_FAIL(Error::InvalidProgram,
                         "value %zu (id %u): %zu scales, but %" PRId64 " channels x %" PRId64 " groups need %" PRId64, i,

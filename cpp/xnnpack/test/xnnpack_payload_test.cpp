@@ -1,6 +1,7 @@
 // Targeted damage to XNNPACK payloads inside real upstream programs: every case must fail with an Error (never
 // crash), and the undamaged programs must run (GoogleTest).
 // Usage: xnnpack_payload_test [gtest flags] <tests/fixtures dir> [fixture names...]
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -67,7 +68,9 @@ const std::vector<Fixture>& fixtures() {
     for (const std::string& name : g_names) {
       Fixture f;
       f.name = name;
-      f.file = read_file(g_dir + "/" + name + "/xnnpack.pte");
+      // A name ending in .pte is a program path under the directory (e.g. quantized/cnn/xnnpack_q8.pte).
+      const bool is_path = name.size() > 4 && name.compare(name.size() - 4, 4, ".pte") == 0;
+      f.file = read_file(g_dir + "/" + name + (is_path ? "" : "/xnnpack.pte"));
       f.found = !f.file.empty() && find_blob(f.file, &f.blob);
       out.push_back(std::move(f));
     }
@@ -247,9 +250,104 @@ void targeted_damage(const std::vector<uint8_t>& file, const Blob& blob, const s
   });
 }
 
+// Like damaged(), and the error message (last_error_message()) contains `want`.
+int damaged_says(const std::vector<uint8_t>& file, const Blob& blob, const std::string& what, const char* want,
+                 const std::function<bool(xs::Graph*)>& mutate) {
+  std::vector<uint8_t> copy = file;
+  xs::Graph* g = xs::GetMutableGraph(copy.data() + blob.fb);
+  if (!mutate(g)) return 0;  // the program has no such value: another fixture covers it
+  EXPECT_NE(et_test::run_program_bytes(copy.data(), copy.size()), Error::Ok) << what << ": expected an error";
+  const std::string msg = executorch::runtime::last_error_message();
+  EXPECT_NE(msg.find(want), std::string::npos) << what << ": message '" << msg << "' lacks '" << want << "'";
+  std::printf("%s: refused: %s\n", what.c_str(), msg.c_str());
+  return 1;
+}
+
+// The first quantized value whose parameters are of type P (or nullptr).
+template <typename P>
+P* first_quant(xs::Graph* g, xs::QuantParams type, xs::QuantizedTensorValue** qv_out = nullptr) {
+  auto* values = g->mutable_xvalues();
+  for (flatbuffers::uoffset_t i = 0; values != nullptr && i < values->size(); ++i) {
+    auto* q = const_cast<xs::QuantizedTensorValue*>(values->GetMutableObject(i)->value_as_QuantizedTensorValue());
+    if (q == nullptr || q->quant_params_type() != type) continue;
+    if (qv_out != nullptr) *qv_out = q;
+    return static_cast<P*>(const_cast<void*>(q->quant_params()));
+  }
+  return nullptr;
+}
+
+// Bad quantization parameters in real quantized programs: each is refused at load with a message naming it.
+int quant_damage(const std::vector<uint8_t>& file, const Blob& blob, const std::string& name) {
+  const std::string p = name + ": ";
+  int applied = 0;
+  using QP = xs::QuantParams;
+  for (float bad : {0.f, -0.5f, NAN, INFINITY}) {
+    applied += damaged_says(file, blob, p + "per-tensor scale " + std::to_string(bad),
+                            "quantization scales must be positive", [bad](xs::Graph* g) {
+                              auto* q = first_quant<xs::PerTensorQuant>(g, QP::PerTensorQuant);
+                              return q != nullptr && q->mutate_scale(bad);
+                            });
+  }
+  applied += damaged_says(file, blob, p + "zero point out of range", "zero point", [](xs::Graph* g) {
+    auto* values = g->mutable_xvalues();
+    for (flatbuffers::uoffset_t i = 0; i < values->size(); ++i) {
+      auto* q = const_cast<xs::QuantizedTensorValue*>(values->GetMutableObject(i)->value_as_QuantizedTensorValue());
+      if (q == nullptr || q->quant_params_type() != QP::PerTensorQuant) continue;
+      auto* t = static_cast<xs::PerTensorQuant*>(const_cast<void*>(q->quant_params()));
+      if (t->zero_point() != 0 && t->mutate_zero_point(300)) return true;  // only a stored (non-default) field
+    }
+    return false;
+  });
+  applied += damaged_says(file, blob, p + "per-channel channel dim", "channel dim", [](xs::Graph* g) {
+    auto* q = first_quant<xs::PerChannelQuant>(g, QP::PerChannelQuant);
+    return q != nullptr && q->mutate_channel_dim(7);
+  });
+  applied += damaged_says(file, blob, p + "per-channel scale count", "scales, its dims need", [](xs::Graph* g) {
+    auto* q = first_quant<xs::PerChannelQuant>(g, QP::PerChannelQuant);
+    return q != nullptr && q->num_scales() > 1 && q->mutate_num_scales(q->num_scales() - 1);
+  });
+  applied += damaged_says(file, blob, p + "blockwise group size", "group size", [](xs::Graph* g) {
+    auto* q = first_quant<xs::PerChannelGroupQuant>(g, QP::PerChannelGroupQuant);
+    return q != nullptr && q->mutate_group_size(q->group_size() + 1);
+  });
+  applied += damaged_says(file, blob, p + "blockwise scale count", "scales, its dims need", [](xs::Graph* g) {
+    auto* q = first_quant<xs::PerChannelGroupQuant>(g, QP::PerChannelGroupQuant);
+    return q != nullptr && q->num_scales() > 1 && q->mutate_num_scales(q->num_scales() - 1);
+  });
+  applied += damaged_says(file, blob, p + "per-token non-batch dims", "non-batch dims", [](xs::Graph* g) {
+    auto* q = first_quant<xs::PerTokenDynamicQuant>(g, QP::PerTokenDynamicQuant);
+    return q != nullptr && q->mutate_num_nonbatch_dims(9);
+  });
+  applied +=
+      damaged_says(file, blob, p + "quantized value of an unsupported datatype", "is not supported", [](xs::Graph* g) {
+        xs::QuantizedTensorValue* qv = nullptr;
+        if (first_quant<xs::PerTensorQuant>(g, QP::PerTensorQuant, &qv) == nullptr) return false;
+        return const_cast<xs::TensorValue*>(qv->tensor_value())->mutate_datatype(xs::DataType::qpint8);
+      });
+  return applied;
+}
+
+// Programs with quantized values (their damage is quant_damage's; targeted_damage mutates fp32 values).
+bool is_quantized(const Fixture& f) {
+  std::vector<uint8_t> copy = f.file;
+  xs::Graph* g = xs::GetMutableGraph(copy.data() + f.blob.fb);
+  return first_quant<void>(g, xs::QuantParams::PerTensorQuant) != nullptr ||
+         first_quant<void>(g, xs::QuantParams::PerTokenDynamicQuant) != nullptr;
+}
+
+TEST(XnnpackPayload, QuantizedParametersAreChecked) {
+  int quantized = 0;
+  for (const Fixture& f : fixtures()) {
+    if (!f.found || !is_quantized(f)) continue;
+    ++quantized;
+    EXPECT_GT(quant_damage(f.file, f.blob, f.name), 0) << f.name << ": no quantization damage applied";
+  }
+  if (quantized == 0) GTEST_SKIP() << "no quantized program among the fixtures given";
+}
+
 TEST(XnnpackPayload, TargetedDamageFails) {
   for (const Fixture& f : fixtures()) {
-    if (f.found) targeted_damage(f.file, f.blob, f.name);
+    if (f.found && !is_quantized(f)) targeted_damage(f.file, f.blob, f.name);
   }
 }
 
