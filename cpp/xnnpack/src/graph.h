@@ -75,9 +75,12 @@ struct Value {
 //   kRequant  a convolution / fully connected node on a static quantized input with integer weights: the fp32
 //             kernel accumulates the integers exactly, then each output channel is requantized like XNNPACK
 //             (acc * input_scale * weight_scale / output_scale, rounded to nearest even, clamped);
+//   kPassthrough  a node that moves, selects or clamps values (reshape, transpose, slice, concatenate, max pooling,
+//             clamp) whose operands share one datatype, scale and zero point: the fp32 kernel runs on the centered
+//             integers directly (its output range converted to them);
 //   kGeneric  any other node with quantized operands: its inputs are dequantized, the fp32 kernel runs, and its
 //             output is quantized (per tensor, or per row for a dynamic output).
-enum class QMode : uint8_t { kNone, kRequant, kGeneric };
+enum class QMode : uint8_t { kNone, kRequant, kPassthrough, kGeneric };
 
 struct Node {
   NodeKind kind = NodeKind::NONE;

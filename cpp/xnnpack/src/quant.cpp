@@ -13,7 +13,7 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "node_table.h"
+#include "nodes/common.h"
 
 namespace etxnn {
 
@@ -28,6 +28,10 @@ const char* dt_name(DT t) {
 }
 
 bool valid_scale(float s) { return std::isnormal(s) && s > 0.f; }
+
+// Round to nearest, ties to even (the default rounding mode, as lrintf), for |x| < 2^22: vectorizes, unlike
+// nearbyintf without SSE4.1.
+inline float round_even(float x) { return (x + 12582912.f) - 12582912.f; }
 
 float bf16_to_float(uint16_t b) {
   const uint32_t bits = static_cast<uint32_t>(b) << 16;
@@ -317,6 +321,68 @@ float quantized_bound(float bound, const Quant& q) {
   return static_cast<float>(std::lrintf(v));
 }
 
+// Kinds whose fp32 kernels only move, select or clamp values.
+bool moves_values(NodeKind k) {
+  switch (k) {
+    case NodeKind::Clamp:
+    case NodeKind::MaxPooling2d:
+    case NodeKind::StaticReshape:
+    case NodeKind::StaticTranspose:
+    case NodeKind::StaticSlice:
+    case NodeKind::Copy:
+    case NodeKind::Concatenate2:
+    case NodeKind::Concatenate3:
+    case NodeKind::Concatenate4:
+    case NodeKind::Concatenate5: return true;
+    default: return false;
+  }
+}
+
+// Every operand of n is a non-constant per-tensor quantized value with the output's datatype, scale and zero point.
+bool same_params_throughout(const Graph& g, const Node& n) {
+  const Quant& y = g.values[static_cast<size_t>(n.out)].q;
+  if (y.kind != QKind::kStatic) return false;
+  for (int k = 0; k < n.nin; ++k) {
+    const Value& v = g.values[static_cast<size_t>(n.in[k])];
+    if (v.data != nullptr || v.q.kind != QKind::kStatic || v.q.dtype != y.dtype || v.q.scale != y.scale ||
+        v.q.zero_point != y.zero_point)
+      return false;
+  }
+  return true;
+}
+
+// A Clamp on the only reader of a requantizing node's output narrows that node's own clamp instead (the two share
+// quantization parameters: the Clamp is a passthrough), as XNNPACK fuses activations into convolutions.
+void fuse_clamps(Graph& g) {
+  std::vector<int> readers(g.values.size(), 0), producer(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    for (int k = 0; k < n.nin; ++k) ++readers[static_cast<size_t>(n.in[k])];
+    producer[static_cast<size_t>(n.out)] = static_cast<int>(i);
+  }
+  std::vector<bool> drop(g.nodes.size(), false);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& c = g.nodes[i];
+    if (c.kind != NodeKind::Clamp || c.qmode != QMode::kPassthrough || c.nin != 1) continue;
+    const auto v = static_cast<size_t>(c.in[0]);
+    if (producer[v] < 0 || readers[v] != 1 || g.values[v].is_output) continue;
+    Node& p = g.nodes[static_cast<size_t>(producer[v])];
+    if (p.qmode != QMode::kRequant) continue;
+    p.qlo = std::max(p.qlo, c.out_min);
+    p.qhi = std::min(p.qhi, c.out_max);
+    p.out = c.out;
+    producer[static_cast<size_t>(c.out)] = producer[v];
+    drop[i] = true;
+  }
+  size_t w = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (drop[i]) continue;
+    if (w != i) g.nodes[w] = std::move(g.nodes[i]);
+    ++w;
+  }
+  g.nodes.resize(w);
+}
+
 }  // namespace
 
 Error plan_quantized(Graph& g) {
@@ -358,6 +424,16 @@ Error plan_quantized(Graph& g) {
         continue;
       }
     }
+    if (moves_values(n.kind) && same_params_throughout(g, n)) {
+      // Moving or clamping integers centered on one zero point is exact: no dequantize / quantize pass.
+      n.qmode = QMode::kPassthrough;
+      const float zy = static_cast<float>(y.q.zero_point);
+      if (n.has_min_max || n.kind == NodeKind::Clamp) {
+        n.out_min = (n.out_min > -INFINITY ? quantized_bound(n.out_min, y.q) : static_cast<float>(y.q.qmin)) - zy;
+        n.out_max = (n.out_max < INFINITY ? quantized_bound(n.out_max, y.q) : static_cast<float>(y.q.qmax)) - zy;
+      }
+      continue;
+    }
     n.qmode = QMode::kGeneric;
     if (y.q.kind == QKind::kChannel) {
       return ETXNN_FAIL(Error::NotSupported, "node %u (%s) writes a per-channel quantized value", n.index,
@@ -374,6 +450,7 @@ Error plan_quantized(Graph& g) {
       if (n.bias == vi) n.bias = real;
     }
   }
+  fuse_clamps(g);
   g.row_scale.assign(g.values.size(), std::vector<float>());
   return Error::Ok;
 }
@@ -405,7 +482,7 @@ void quant_inputs(Graph& g, const Node& n) {
     const float* src = g.ptrs[vi];
     if (v.q.kind == QKind::kStatic) {
       const float sc = v.q.scale;
-      for (int64_t i = 0; i < total; ++i) buf[static_cast<size_t>(i)] = src[i] * sc;
+      unary_par(src, buf.data(), total, [=](float c) { return c * sc; });
     } else {
       const int64_t len = std::max<int64_t>(1, row_length(s, v.q.channel_dim));
       const std::vector<float>& rs = g.row_scale[vi];
@@ -416,15 +493,17 @@ void quant_inputs(Graph& g, const Node& n) {
 }
 
 void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
-  if (n.qmode == QMode::kNone) return;
+  if (n.qmode == QMode::kNone || n.qmode == QMode::kPassthrough) return;
   if (n.qmode == QMode::kRequant) {
     const int64_t oc = static_cast<int64_t>(n.requant.size());
     const float lo = n.qlo, hi = n.qhi;
     const float* r = n.requant.data();
-    for (int64_t base = 0; base < total; base += oc) {
-      float* row = y + base;
-      for (int64_t c = 0; c < oc; ++c) row[c] = std::nearbyint(std::fmin(std::fmax(row[c] * r[c], lo), hi));
-    }
+    parallel_rows(total / oc, oc, [&](int64_t b, int64_t e) {
+      for (int64_t m = b; m < e; ++m) {
+        float* row = y + m * oc;
+        for (int64_t c = 0; c < oc; ++c) row[c] = round_even(clampf(row[c] * r[c], lo, hi));
+      }
+    });
     return;
   }
   for (int k = 0; k < n.nin; ++k) g.ptrs[static_cast<size_t>(n.in[k])] = g.saved_ptrs[k];
@@ -433,7 +512,7 @@ void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
   if (q.kind == QKind::kStatic) {
     const float inv = 1.f / q.scale, zp = static_cast<float>(q.zero_point);
     const float lo = static_cast<float>(q.qmin) - zp, hi = static_cast<float>(q.qmax) - zp;
-    for (int64_t i = 0; i < total; ++i) y[i] = std::nearbyint(std::fmin(std::fmax(y[i] * inv, lo), hi));
+    unary_par(y, y, total, [=](float v) { return round_even(clampf(v * inv, lo, hi)); });
   } else if (q.kind == QKind::kDynamic) {
     // XNNPACK's f32 -> qd8: per row, the range [min(0, lo), max(0, hi)] onto [-128, 127] with a nudged zero point.
     const Shape& s = g.shapes[static_cast<size_t>(n.out)];
@@ -444,7 +523,7 @@ void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
     for (int64_t r = 0; r < rows; ++r) {
       float* row = y + r * len;
       float mn = INFINITY, mx = -INFINITY;
-      for (int64_t i = 0; i < len; ++i) mn = std::fmin(mn, row[i]), mx = std::fmax(mx, row[i]);
+      for (int64_t i = 0; i < len; ++i) mn = row[i] < mn ? row[i] : mn, mx = row[i] > mx ? row[i] : mx;
       const float rmin = std::fmin(0.f, mn), rmax = std::fmax(0.f, mx);
       const float mult = rmin == rmax ? 1.f : 255.f / (rmax - rmin);
       const float dmin = rmin * mult, dmax = rmax * mult;
@@ -452,7 +531,7 @@ void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
       zp = std::fmin(std::fmax(zp, -128.f), 127.f);
       const float nzp = static_cast<float>(std::lrintf(zp));
       const float lo = -128.f - nzp, hi = 127.f - nzp;
-      for (int64_t i = 0; i < len; ++i) row[i] = std::nearbyint(std::fmin(std::fmax(row[i] * mult, lo), hi));
+      for (int64_t i = 0; i < len; ++i) row[i] = round_even(clampf(row[i] * mult, lo, hi));
       rs[static_cast<size_t>(r)] = 1.f / mult;
     }
   }
