@@ -14,6 +14,11 @@ to small portable programs in a temporary directory and timed with our runner (a
 BLAS (``np.matmul``; the convolution as im2col + ``np.matmul``), run in a subprocess without
 ``OPENBLAS_CORETYPE`` / ``OPENBLAS_L2_SIZE`` so OpenBLAS picks its kernels for this CPU.
 
+The quantized fixtures (``tests/fixtures/quantized/manifest.json``: XNNPACK q8 and portable q8 programs of the
+same quantized graph) are timed the same way (upstream's runner also links its quantized kernels), with our q8 time
+against our own fp32 time of the same model, and int8 linear layers (static int8 and dynamic int8 activations x
+int8 weights, XNNPACK) join the kernel table in GOP/s next to the fp32 GEMM.
+
 Run it with the export virtualenv (it has upstream executorch, torch and numpy), after building the SDK::
 
     bash scripts/build_sdk.sh
@@ -44,6 +49,7 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = REPO_ROOT / "tests" / "fixtures"
+QUANTIZED = FIXTURES / "quantized"  # scripts/export_quantized_fixtures.py
 DEFAULT_SDK = REPO_ROOT / "dist" / "executorch-sdk"
 
 # Targets from the issue "CPU kernels library: full operator coverage and speed" (portable programs).
@@ -57,6 +63,9 @@ TARGET_REAL = {
     ("xnnpack", "loaded"): (0.8, 1.5),
     ("portable", "idle"): (0.15, 1.0),
 }
+# Targets from the issue "Quantized programs": geomean ours/upstream, and our q8 conv nets against our own fp32.
+TARGET_QUANTIZED = {"xnnpack_q8": 1.0, "portable_q8": 0.5}
+TARGET_Q8_OVER_FP32 = 1.5
 
 # Loads that --load runs beside the benchmark, one at a time (each ends when the benchmark is done with it).
 BUSY_LOOP = "import os\nos.nice(10)\nwhile True: pass\n"
@@ -225,6 +234,11 @@ target_include_directories(upstream_runner PRIVATE ${EXECUTORCH_INCLUDE_DIRS})
 target_compile_definitions(upstream_runner PRIVATE ${EXECUTORCH_COMPILE_DEFINITIONS})
 target_compile_options(upstream_runner PRIVATE -O2 -Wno-deprecated-declarations)
 target_link_libraries(upstream_runner PRIVATE ${EXECUTORCH_LIBRARIES})
+# The quantized kernels (portable q8 programs) are outside EXECUTORCH_LIBRARIES on purpose (upstream's config says
+# why: its Python plugin carries a second copy); this runner never loads that plugin.
+if(EXECUTORCH_QUANTIZED_KERNELS_LIBRARY)
+  target_link_libraries(upstream_runner PRIVATE ${EXECUTORCH_QUANTIZED_KERNELS_LIBRARY})
+endif()
 """
 
 
@@ -308,6 +322,8 @@ def fixture_jobs(only: Sequence[str]) -> list[tuple[str, str, Path, list[Path]]]
     """(row name, method, fixture dir entry, case-0 inputs) for every method of every selected fixture."""
     manifest = json.loads((FIXTURES / "manifest.json").read_text())
     names = {fx["name"] for fx in manifest["fixtures"]}
+    if (QUANTIZED / "manifest.json").exists():
+        names |= {fx["name"] for fx in json.loads((QUANTIZED / "manifest.json").read_text())["fixtures"]}
     unknown = set(only) - names
     if unknown:
         raise SystemExit(f"error: unknown fixture(s) {sorted(unknown)}; known: {sorted(names)}")
@@ -375,12 +391,7 @@ def bench_fixtures(
         # Upstream's runner has its kernels and delegate linked in; ours loads those libraries up front too, so
         # that load_method times compare method initialisation, not the process's first dlopen of a component
         # (about 0.3 ms for the kernels library, paid once per process).
-        lib = sdk_runner.parent.parent / "lib"
-        extra = []
-        for stem in ("executorch_kernels", "executorch_xnnpack") if variant == "xnnpack" else ("executorch_kernels",):
-            for path in lib.glob(f"lib{stem}.so.*"):
-                extra += ["--load-library", str(path)]
-        ours = time_runner(sdk_runner, pte, method, inputs, repeat, extra)
+        ours = time_runner(sdk_runner, pte, method, inputs, repeat, preload_args(sdk_runner, variant))
         upstream = time_runner(upstream_runner, pte, method, inputs, repeat)
         ratio = None
         if ours.median_us is not None and upstream.median_us:
@@ -388,6 +399,66 @@ def bench_fixtures(
         rows.append(Row(row_name, variant, ours, upstream, ratio, fx["name"] in CONV_HEAVY))
         print(f"  {variant:8s} {row_name:24s} ours {fmt_us(ours)}  upstream {fmt_us(upstream)}", flush=True)
     return rows
+
+
+def preload_args(sdk_runner: Path, variant: str) -> list[str]:
+    """``--load-library`` arguments for the component libraries a variant's programs use."""
+    stems = ["executorch_kernels"]
+    if variant.startswith("xnnpack"):
+        stems.append("executorch_xnnpack")
+    if variant.endswith("_q8"):
+        stems.append("executorch_kernels_quantized")
+    lib = sdk_runner.parent.parent / "lib"
+    return [arg for stem in stems for path in lib.glob(f"lib{stem}.so.*") for arg in ("--load-library", str(path))]
+
+
+def bench_quantized(sdk_runner: Path, upstream_runner: Path, repeat: int, only: Sequence[str]) -> list[Row]:
+    """Every quantized fixture (tests/fixtures/quantized), XNNPACK q8 and portable q8, ours against upstream."""
+    manifest_path = QUANTIZED / "manifest.json"
+    if not manifest_path.exists():
+        return []
+    rows = []
+    for fx in json.loads(manifest_path.read_text())["fixtures"]:
+        if only and fx["name"] not in only:
+            continue
+        inputs = [QUANTIZED / x["file"] for x in fx["methods"]["forward"]["cases"][0]["inputs"]]
+        for variant in ("xnnpack_q8", "portable_q8"):
+            pte = QUANTIZED / fx["files"][variant]
+            ours = time_runner(sdk_runner, pte, "forward", inputs, repeat, preload_args(sdk_runner, variant))
+            upstream = time_runner(upstream_runner, pte, "forward", inputs, repeat)
+            ratio = ours.median_us / upstream.median_us if ours.median_us and upstream.median_us else None
+            rows.append(Row(fx["name"], variant, ours, upstream, ratio))
+            print(f"  {variant:11s} {fx['name']:24s} ours {fmt_us(ours)}  upstream {fmt_us(upstream)}", flush=True)
+    return rows
+
+
+def print_quantized(load: str, rows: list[Row], fp32: list[Row]) -> dict[str, Any]:
+    """The quantized table: ours/upstream per variant, and our XNNPACK q8 time against our own fp32 XNNPACK time
+    of the same model (when the fp32 fixture of that name was run)."""
+    ours_fp32 = {r.model: r.ours.median_us for r in fp32 if r.variant == "xnnpack"}
+    print(f"\n### Quantized programs, {load}\n")
+    print("| model | variant | ours (us) | upstream (us) | ours/upstream | our fp32 / our q8 |")
+    print("|---|---|---:|---:|---:|---:|")
+    speedups = []
+    for r in rows:
+        fp32_us = ours_fp32.get(r.model) if r.variant == "xnnpack_q8" else None
+        speedup = fp32_us / r.ours.median_us if fp32_us and r.ours.median_us else None
+        if speedup is not None:
+            speedups.append(speedup)
+        print(
+            f"| {r.model} | {r.variant} | {fmt_us(r.ours).strip()} | {fmt_us(r.upstream).strip()} | "
+            f"{cell(r.ratio, '.3f')} | {cell(speedup, '.2f')} |"
+        )
+    summary: dict[str, Any] = {}
+    for variant, target in TARGET_QUANTIZED.items():
+        g = geomean([r.ratio for r in rows if r.variant == variant and r.ratio])
+        summary[variant] = {"geomean": g, "target": target}
+        print(f"\n{variant}: geomean ours/upstream {cell(g, '.3f')} (target <= {target}: {check(g, target)})")
+    g = geomean(speedups)
+    summary["q8_over_fp32"] = {"geomean": g, "target": TARGET_Q8_OVER_FP32}
+    met = "n/a" if g is None else ("met" if g >= TARGET_Q8_OVER_FP32 else "MISSED")
+    print(f"our fp32 / our q8 (XNNPACK, same model): geomean {cell(g, '.2f')} (target >= {TARGET_Q8_OVER_FP32}: {met})")
+    return summary
 
 
 class Load:
@@ -484,6 +555,43 @@ def export_micro_programs(work: Path) -> list[tuple[Micro, Path, list[Path]]]:
             np.save(path, t.numpy())
             inputs.append(path)
         out.append((micro, pte, inputs))
+    out += export_int8_micro_programs(work)
+    return out
+
+
+def export_int8_micro_programs(work: Path) -> list[tuple[Micro, Path, list[Path]]]:
+    """Linear layers quantized as upstream's XNNPACK recipes do (static int8, and dynamic int8 activations with
+    int8 weights), lowered to XNNPACK: the int8 GEMM, next to the fp32 one."""
+    import numpy as np
+    import torch
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+    from executorch.exir import to_edge_transform_and_lower
+    from torch import nn
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    gen = torch.Generator().manual_seed(1)
+    out = []
+    for n in MATMUL_SIZES[1:]:
+        for dynamic in (False, True):
+            linear = nn.Linear(n, n, bias=False).eval()
+            x = torch.randn(n, n, generator=gen)
+            quantizer = XNNPACKQuantizer().set_global(
+                get_symmetric_quantization_config(is_per_channel=True, is_dynamic=dynamic)
+            )
+            module = prepare_pt2e(torch.export.export(linear, (x,)).module(), quantizer)
+            module(x)
+            module = convert_pt2e(module)
+            program = to_edge_transform_and_lower(torch.export.export(module, (x,)), partitioner=[XnnpackPartitioner()])
+            kind = "qd8 x qc8w linear (dynamic int8)" if dynamic else "qs8 linear (static int8)"
+            pte = work / f"int8_{n}_{int(dynamic)}.pte"
+            pte.write_bytes(program.to_executorch().buffer)
+            path = work / f"int8_{n}_{int(dynamic)}_in0.npy"
+            np.save(path, x.numpy())
+            out.append((Micro(f"{kind} {n}x{n}x{n}", 2.0 * n**3), pte, [path]))
     return out
 
 
@@ -585,7 +693,7 @@ def bench_micro(sdk_runner: Path, upstream_runner: Path, work: Path, repeat: int
     programs = export_micro_programs(micro_dir)
     for micro, pte, inputs in programs:
         reps = micro_repeat(micro.flop, repeat)
-        ours = time_runner(sdk_runner, pte, "forward", inputs, reps)
+        ours = time_runner(sdk_runner, pte, "forward", inputs, reps, preload_args(sdk_runner, "xnnpack"))
         upstream = time_runner(upstream_runner, pte, "forward", inputs, reps)
         micro.ours_us, micro.upstream_us = ours.median_us, upstream.median_us
         micro.notes += [f"ours: {ours.note}"] if ours.note else []
@@ -594,7 +702,7 @@ def bench_micro(sdk_runner: Path, upstream_runner: Path, work: Path, repeat: int
     for micro, _, _ in programs:
         if micro.name.startswith("matmul"):
             micro.numpy_us = np_result["matmul"][micro.name.split()[1].split("x")[0]]
-        else:
+        elif micro.name.startswith("conv"):
             micro.numpy_us = np_result["conv"]
     return [m for m, _, _ in programs], describe_blas(np_result.get("blas")), np_result.get("numpy_version", "?")
 
@@ -721,9 +829,9 @@ def print_real_networks(tables: list[tuple[str, str, list[Row]]], extra: dict[st
 
 
 def print_micro(micros: list[Micro], blas: str, numpy_version: str) -> None:
-    print("\n### Kernels: fp32 GFLOP/s (median)\n")
+    print("\n### Kernels: fp32 GFLOP/s and int8 GOP/s (median)\n")
     print(f"numpy {numpy_version}, BLAS: {blas}. The numpy convolution is im2col + np.matmul (im2col included).\n")
-    print("| kernel | ours GFLOP/s | upstream GFLOP/s | numpy GFLOP/s | ours µs | upstream µs | numpy µs |")
+    print("| kernel | ours G(FL)OP/s | upstream G(FL)OP/s | numpy GFLOP/s | ours µs | upstream µs | numpy µs |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for m in micros:
         print(
@@ -830,6 +938,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the results as JSON to FILE")
     parser.add_argument("--skip-micro", action="store_true", help="skip the mm / convolution GFLOP/s benchmarks")
     parser.add_argument("--skip-python", action="store_true", help="skip the Python binding measurements")
+    parser.add_argument("--skip-quantized", action="store_true", help="skip the quantized fixtures")
     parser.add_argument("--wheel", type=Path, help="our wheel (default: the one in dist/wheels)")
     parser.add_argument(
         "--full-size",
@@ -882,6 +991,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             (work / "full").mkdir()
             full = export_full_size(work / "full")
         tables: list[tuple[str, str, list[Row]]] = []
+        quantized: list[tuple[str, list[Row]]] = []
         for load in args.load:
             with Load(load):
                 for variant in ("portable", "xnnpack"):
@@ -890,6 +1000,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         sdk_runner, upstream_runner, variant, args.repeat, args.only, full, work / "full"
                     )
                     tables.append((variant, load, rows))
+                if not args.skip_quantized:
+                    print(f"running the quantized programs ({load}) ...", flush=True)
+                    quantized.append((load, bench_quantized(sdk_runner, upstream_runner, args.repeat, args.only)))
         micros: list[Micro] = []
         blas, numpy_version = "", ""
         if not args.skip_micro:
@@ -931,6 +1044,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary = print_table(f"{title}, {load}", rows, with_targets=variant == "portable" and load == "idle")
         results.setdefault(load, {})[variant] = {"rows": [asdict(r) for r in rows], "summary": summary}
     results["real_networks"] = print_real_networks(tables, full)
+    for load, rows in quantized:
+        if rows:
+            fp32 = [r for variant, lo, rs in tables if lo == load for r in rs]
+            summary = print_quantized(load, rows, fp32)
+            results.setdefault(load, {})["quantized"] = {"rows": [asdict(r) for r in rows], "summary": summary}
     if micros:
         print_micro(micros, blas, numpy_version)
         results["micro"] = {"blas": blas, "numpy_version": numpy_version, "rows": [asdict(m) for m in micros]}
