@@ -24,6 +24,8 @@ inline const char* npy_descr(executorch::aten::ScalarType t) {
     case ScalarType::Long: return "<i8";
     case ScalarType::Int: return "<i4";
     case ScalarType::Short: return "<i2";
+    case ScalarType::Half: return "<f2";
+    case ScalarType::UInt16: return "<u2";
     case ScalarType::Char: return "|i1";
     case ScalarType::Byte: return "|u1";
     case ScalarType::Bool: return "|b1";
@@ -39,6 +41,7 @@ inline bool npy_dtype(const std::string& descr, executorch::aten::ScalarType* ou
   } table[] = {
       {"<f4", ScalarType::Float}, {"<f8", ScalarType::Double}, {"<i8", ScalarType::Long}, {"<i4", ScalarType::Int},
       {"<i2", ScalarType::Short}, {"|i1", ScalarType::Char},   {"|u1", ScalarType::Byte}, {"|b1", ScalarType::Bool},
+      {"<f2", ScalarType::Half},  {"<u2", ScalarType::UInt16},
   };
   for (const auto& e : table) {
     if (descr == e.d) {

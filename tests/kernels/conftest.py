@@ -18,22 +18,35 @@ HARNESS = "executorch_op_harness"
 _DT = {
     np.dtype(np.float32): "f32",
     np.dtype(np.float64): "f64",
+    np.dtype(np.float16): "f16",
     np.dtype(np.int64): "i64",
     np.dtype(np.int32): "i32",
     np.dtype(np.int16): "i16",
+    np.dtype(np.uint16): "u16",
     np.dtype(np.int8): "i8",
     np.dtype(np.uint8): "u8",
     np.dtype(np.bool_): "bool",
 }
 
 
+# NumPy has no bfloat16: a bf16 tensor travels as its uint16 bit patterns (T(bits, view=BF16) in, Out(BF16, ...)
+# out, read back as uint16).
+BF16 = "bf16"
+
+
+def _dt(dtype: Any) -> str:
+    return BF16 if isinstance(dtype, str) and dtype == BF16 else _DT[np.dtype(dtype)]
+
+
 @dataclass(frozen=True)
 class T:
-    """A tensor argument, optionally laid out in another dim order or marked DYNAMIC_BOUND."""
+    """A tensor argument, optionally laid out in another dim order, marked DYNAMIC_BOUND, or reinterpreted as
+    another dtype of the same element size (view="bf16")."""
 
     a: np.ndarray
     dim_order: tuple[int, ...] | None = None
     dynamic: bool = False
+    view: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,7 +88,7 @@ class Result:
 
 
 def _spec(o: Out) -> str:
-    return f"{_DT[np.dtype(o.dtype)]}:{','.join(str(s) for s in o.shape)}"
+    return f"{_dt(o.dtype)}:{','.join(str(s) for s in o.shape)}"
 
 
 def _mods(dim_order: tuple[int, ...] | None, dynamic: bool) -> list[str]:
@@ -104,6 +117,8 @@ class Runner:
         for a in args:
             if isinstance(a, T):
                 cmd += ["--tensor", self._save(a.a), *_mods(a.dim_order, a.dynamic)]
+                if a.view is not None:
+                    cmd += ["--as", a.view]
             elif isinstance(a, np.ndarray):
                 cmd += ["--tensor", self._save(a)]
             elif isinstance(a, Out):

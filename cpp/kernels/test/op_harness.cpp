@@ -12,15 +12,21 @@
 //   --bools 1,0                  bool list
 //   --tensors A.npy,B.npy        tensor list ("" is the empty list)
 //   --opt-tensors A.npy,none     list of optional tensors
-//   --out DT:SHAPE               an output tensor (DT: f32 f64 i64 i32 i16 i8 u8 bool; SHAPE "" is rank 0)
+//   --out DT:SHAPE               an output tensor (DT: f32 f64 f16 bf16 i64 i32 i16 u16 i8 u8 bool; SHAPE "" is
+//                                rank 0)
 //   --out-list DT:SHAPE;DT:SHAPE a list of output tensors
 //
 // Modifiers of the previous tensor argument (or of every tensor of the previous list):
 //   --dim-order 0,2,3,1          lay the tensor out in that dim order
 //   --dynamic                    DYNAMIC_BOUND shape (resizable within its initial element count)
+//   --as DT                      reinterpret the elements as dtype DT of the same size (e.g. a uint16 .npy of bit
+//                                patterns as bf16, which NumPy has no type for)
 //
 // Other options: --outdir DIR (default .) receives out0.npy, out1.npy, ... for the output tensors in order,
-// with their final shapes and logical contents; --no-return omits the trailing return slot.
+// with their final shapes and logical contents (a bf16 output as its uint16 bit patterns); --no-return omits the
+// trailing return slot.
+//
+// The operator's kernels come from the component that declares its namespace (as a program would load them).
 //
 // Exit status: 0 on success, the kernel's Error code when it fails (e.g. 18 = InvalidArgument), 100+ for a
 // harness usage problem.
@@ -85,9 +91,10 @@ ScalarType parse_dtype(const std::string& s) {
   static const struct {
     const char* n;
     ScalarType t;
-  } table[] = {{"f32", ScalarType::Float}, {"f64", ScalarType::Double}, {"i64", ScalarType::Long},
-               {"i32", ScalarType::Int},   {"i16", ScalarType::Short},  {"i8", ScalarType::Char},
-               {"u8", ScalarType::Byte},   {"bool", ScalarType::Bool}};
+  } table[] = {{"f32", ScalarType::Float},     {"f64", ScalarType::Double}, {"f16", ScalarType::Half},
+               {"bf16", ScalarType::BFloat16}, {"i64", ScalarType::Long},   {"i32", ScalarType::Int},
+               {"i16", ScalarType::Short},     {"u16", ScalarType::UInt16}, {"i8", ScalarType::Char},
+               {"u8", ScalarType::Byte},       {"bool", ScalarType::Bool}};
   for (const auto& e : table)
     if (s == e.n) return e.t;
   usage("unknown dtype '" + s + "'");
@@ -240,6 +247,14 @@ int main(int argc, char** argv) {
         for (const std::string& s : split(value(), ',')) order.push_back(static_cast<uint8_t>(parse_int(s)));
       for (OwnedTensor* t : last)
         relayout(t, order, flag == "--dynamic" ? TensorShapeDynamism::DYNAMIC_BOUND : t->impl->shape_dynamism());
+    } else if (flag == "--as") {
+      if (last.empty()) usage(flag + " must follow a tensor argument");
+      const ScalarType t = parse_dtype(value());
+      for (OwnedTensor* o : last) {
+        if (executorch::aten::elementSize(t) != o->esize()) usage("--as needs a dtype of the same element size");
+        o->dtype = t;
+        o->build(o->impl->shape_dynamism());
+      }
     } else if (flag == "--tensor" || flag == "--empty" || flag == "--out") {
       const std::string v = value();
       tensors.push_back(flag == "--tensor" ? tensor_from_npy(v) : tensor_from_spec(v, flag == "--out"));
@@ -325,8 +340,11 @@ int main(int argc, char** argv) {
   // The runtime passes the schema's arguments plus one trailing return slot (the last output value).
   if (with_return) args.push_back(last_out_arg >= 0 ? args[static_cast<size_t>(last_out_arg)] : EValue());
 
-  if (load_component("kernels") != Error::Ok) {
-    std::fprintf(stderr, "cannot load the kernels component: %s\n", last_error_message());
+  // The component declaring the operator's namespace (the kernels library when none does).
+  const ComponentInfo* provider = component_for_operator(op_name.c_str());
+  const char* component = provider != nullptr ? provider->name : "kernels";
+  if (load_component(component) != Error::Ok) {
+    std::fprintf(stderr, "cannot load the %s component: %s\n", component, last_error_message());
     return 101;
   }
   auto fn = get_op_function_from_registry(op_name.c_str());
@@ -350,7 +368,8 @@ int main(int argc, char** argv) {
     for (ssize_t d = 0; d < t.impl->dim(); ++d) shape.push_back(t.impl->size(d));
     const std::vector<uint8_t> data = t.logical();
     const std::string path = outdir + "/out" + std::to_string(k) + ".npy";
-    const std::string err = executorch_tools::write_npy(path, t.dtype, shape, data.data(), data.size());
+    const ScalarType as = t.dtype == ScalarType::BFloat16 ? ScalarType::UInt16 : t.dtype;
+    const std::string err = executorch_tools::write_npy(path, as, shape, data.data(), data.size());
     if (!err.empty()) {
       std::fprintf(stderr, "%s\n", err.c_str());
       return 103;
