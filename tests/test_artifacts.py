@@ -60,6 +60,12 @@ def test_only_exported_api_symbols(sdk: Path) -> None:
     assert not [s for s in symbols if "flatbuffers" in s or "et_pte" in s]
     kernels = check_artifacts.defined_symbols(sdk / "lib" / "libexecutorch_kernels.so.0.1")
     assert not [s for s in kernels if "executorch" in s and "::" in s], kernels[:20]
+    # Every other kernel component (components.toml: operator_namespaces) exports its descriptor and nothing else.
+    for name, comp in build_conda.built_components(build_conda.load_manifest()).items():
+        if "operator_namespaces" not in comp or name == "kernels":
+            continue
+        (lib,) = (sdk / "lib").glob(f"libexecutorch_{name}.so.*")
+        assert [s for s in check_artifacts.defined_symbols(lib) if not s.startswith("_")] == ["executorch_component"]
 
 
 @pytest.mark.cuda
