@@ -57,9 +57,12 @@ inline int64_t work_grain(int64_t per_item) {
   return std::max<int64_t>(1, 16 * kGrain / std::max<int64_t>(1, per_item * kBlock));
 }
 
-// mixed_mm with U the input / scale / output type (Float or Half).
+// mixed_mm with U the input / scale / output type (Float or Half). Work items: a tile of kMmRows rows times a chunk
+// of kMmCols output columns; for each k the chunk of weight row k is converted once and updates every row of the
+// tile (the row of accumulators is the vectorized dimension).
 template <typename U>
 void mm(const Tensor& in, const Tensor& weight, const Tensor& scales, const Tensor& out) {
+  constexpr int64_t kMmRows = 8, kMmCols = 256;
   const int64_t m = in.size(0), n = in.size(1), p = weight.size(1);
   const U* x = in.const_data_ptr<U>();
   const int8_t* w = weight.const_data_ptr<int8_t>();
@@ -69,34 +72,34 @@ void mm(const Tensor& in, const Tensor& weight, const Tensor& scales, const Tens
   const int64_t ss = scales.strides()[0];
   std::vector<float> sk(static_cast<size_t>(n));
   for (int64_t k = 0; k < n; ++k) sk[k] = to_float(s[k * ss]);
-  // Work items: a block of kBlock output columns times a tile of rows; each packs its weight columns once.
-  const int64_t blocks = (p + kBlock - 1) / kBlock, tiles = (m + kRowTile - 1) / kRowTile;
-  parallel(blocks * tiles, work_grain(std::min(m, kRowTile) * n), [&](int64_t b0, int64_t b1) {
-    std::vector<float> wp(static_cast<size_t>(n * kBlock));
-    int64_t packed = -1;
-    for (int64_t item = b0; item < b1; ++item) {
-      const int64_t blk = item / tiles, tile = item % tiles;
-      const int64_t j0 = blk * kBlock, nb = std::min(kBlock, p - j0);
-      if (packed != blk) {
-        for (int64_t k = 0; k < n; ++k)
-          for (int64_t jj = 0; jj < kBlock; ++jj) wp[k * kBlock + jj] = jj < nb ? w[Wm.at(k, j0 + jj)] : 0.0f;
-        packed = blk;
-      }
-      for (int64_t i = tile * kRowTile; i < std::min(m, (tile + 1) * kRowTile); ++i) {
-        float acc[kBlock] = {};
-        for (int64_t k = 0; k < n; ++k) {
-          const float xv = to_float(x[X.at(i, k)]);
-          const float sv = sk[k];
-          const float* __restrict wk = wp.data() + k * kBlock;
-          for (int64_t jj = 0; jj < kBlock; ++jj) {
-            const float prod = rnd<U>(rnd<U>(xv * wk[jj]) * sv);
-            acc[jj] = rnd<U>(acc[jj] + prod);
-          }
-        }
-        for (int64_t jj = 0; jj < nb; ++jj) store<U>(z + Z.at(i, j0 + jj), acc[jj]);
-      }
-    }
-  });
+  const int64_t tiles = (m + kMmRows - 1) / kMmRows, chunks = (p + kMmCols - 1) / kMmCols;
+  const int64_t per_item = std::min(m, kMmRows) * std::min(p, kMmCols) * n;
+  parallel(tiles * chunks, std::max<int64_t>(1, 16 * kGrain / std::max<int64_t>(1, per_item)),
+           [&](int64_t b0, int64_t b1) {
+             std::vector<float> acc(static_cast<size_t>(kMmRows * kMmCols)), wf(static_cast<size_t>(kMmCols));
+             for (int64_t item = b0; item < b1; ++item) {
+               const int64_t i0 = item / chunks * kMmRows, nr = std::min(kMmRows, m - i0);
+               const int64_t j0 = item % chunks * kMmCols, nc = std::min(kMmCols, p - j0);
+               std::fill(acc.begin(), acc.end(), 0.0f);
+               for (int64_t k = 0; k < n; ++k) {
+                 const int8_t* wk = w + Wm.at(k, j0);
+                 if (Wm.s1 == 1) {
+                   for (int64_t jj = 0; jj < nc; ++jj) wf[jj] = static_cast<float>(wk[jj]);
+                 } else {
+                   for (int64_t jj = 0; jj < nc; ++jj) wf[jj] = static_cast<float>(wk[jj * Wm.s1]);
+                 }
+                 const float sv = sk[k];
+                 for (int64_t r = 0; r < nr; ++r) {
+                   const float xv = to_float(x[X.at(i0 + r, k)]);
+                   float* __restrict a = acc.data() + r * kMmCols;
+                   const float* __restrict wv = wf.data();
+                   for (int64_t jj = 0; jj < nc; ++jj) a[jj] = rnd<U>(a[jj] + rnd<U>(rnd<U>(xv * wv[jj]) * sv));
+                 }
+               }
+               for (int64_t r = 0; r < nr; ++r)
+                 for (int64_t jj = 0; jj < nc; ++jj) store<U>(z + Z.at(i0 + r, j0 + jj), acc[r * kMmCols + jj]);
+             }
+           });
 }
 
 // mixed_linear with U the input / scale type and T the output type; g elements per group, G groups per row.
@@ -120,8 +123,20 @@ void linear(const Tensor& in, const Tensor& weight, const Tensor& scales, const 
       const int64_t blk = item / tiles, tile = item % tiles;
       const int64_t j0 = blk * kBlock, nb = std::min(kBlock, p - j0);
       if (packed != blk) {
-        for (int64_t k = 0; k < n; ++k)
-          for (int64_t jj = 0; jj < kBlock; ++jj) wp[k * kBlock + jj] = jj < nb ? w[Wm.at(j0 + jj, k)] : 0.0f;
+        // Weight rows j0.. (contiguous along k) transposed into k-major columns of the block.
+        for (int64_t jj = 0; jj < kBlock; ++jj) {
+          float* __restrict col = wp.data() + jj;
+          if (jj >= nb) {
+            for (int64_t k = 0; k < n; ++k) col[k * kBlock] = 0.0f;
+            continue;
+          }
+          const int8_t* row = w + Wm.at(j0 + jj, 0);
+          if (Wm.s1 == 1) {
+            for (int64_t k = 0; k < n; ++k) col[k * kBlock] = static_cast<float>(row[k]);
+          } else {
+            for (int64_t k = 0; k < n; ++k) col[k * kBlock] = static_cast<float>(row[k * Wm.s1]);
+          }
+        }
         for (int64_t q = 0; q < G; ++q)
           for (int64_t jj = 0; jj < kBlock; ++jj)
             sp[q * kBlock + jj] = jj < nb ? static_cast<A>(to_float(s[(j0 + jj) * ss0 + q * ss1])) : A(0);
