@@ -80,7 +80,9 @@ struct Value {
 //             integers directly (its output range converted to them);
 //   kGeneric  any other node with quantized operands: its inputs are dequantized, the fp32 kernel runs, and its
 //             output is quantized (per tensor, or per row for a dynamic output).
-enum class QMode : uint8_t { kNone, kRequant, kPassthrough, kGeneric };
+//   kInteger  Add / Multiply of two same-shaped quantized activations, global average pooling of one: XNNPACK's
+//             integer arithmetic (run_integer_node instead of the fp32 kernel).
+enum class QMode : uint8_t { kNone, kRequant, kPassthrough, kGeneric, kInteger };
 
 struct Node {
   NodeKind kind = NodeKind::NONE;
@@ -175,6 +177,8 @@ Error plan_quantized(Graph& g);
 // (swapping g.ptrs), then restores g.ptrs and quantizes its output, or requantizes a kRequant node's output.
 void quant_inputs(Graph& g, const Node& n);
 void quant_output(Graph& g, const Node& n, float* y, int64_t total);
+// A kInteger node's output (its own kernels).
+Error run_integer_node(Graph& g, const Node& n, float* y, int64_t total);
 
 // Executes the graph on the DelegateCall's args (inputs and outputs by external id).
 Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EValue*> args);

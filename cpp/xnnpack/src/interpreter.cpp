@@ -81,7 +81,7 @@ Error run_graph(Graph& g, bool do_compute) {
     quant_inputs(g, n);
     if (prof != nullptr) {
       const auto t0 = std::chrono::steady_clock::now();
-      e = def->run(g, n, so, y);
+      e = n.qmode == QMode::kInteger ? run_integer_node(g, n, y, total) : def->run(g, n, so, y);
       quant_output(g, n, y, total);
       const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
       const int k = static_cast<int>(n.kind) & 127;
@@ -96,7 +96,7 @@ Error run_graph(Graph& g, bool do_compute) {
         prof->node_lines[n.index] = line;
       }
     } else {
-      e = def->run(g, n, so, y);
+      e = n.qmode == QMode::kInteger ? run_integer_node(g, n, y, total) : def->run(g, n, so, y);
       quant_output(g, n, y, total);
     }
     if (e != Error::Ok) return e;

@@ -351,6 +351,60 @@ bool same_params_throughout(const Graph& g, const Node& n) {
   return true;
 }
 
+// Add / Multiply of two same-shaped qint8 (or quint8) activations, and the global average pooling of one, as XNNPACK
+// computes them, exactly:
+//   add: multipliers of a_scale / y_scale and b_scale / y_scale with 20 significant bits and a common shift, the
+//        sum rounded by adding half and shifting right (qs8-vadd);
+//   mul: (a - za) * (b - zb) times a_scale * b_scale / y_scale in float, rounded to nearest even (qs8-vmul);
+//   global average pooling (a mean reduction): the int32 sum of q times (x_scale / y_scale) * (1 / count), plus
+//        y_zero_point - count * x_zero_point * that scale, rounded to nearest even (qs8 rsum + qs32 -> qs8).
+bool plan_integer_node(Graph& g, Node& n) {
+  if (n.kind == NodeKind::GlobalAvgPooling2d && n.nin == 1) {
+    const Value& x = g.values[static_cast<size_t>(n.in[0])];
+    const Value& y = g.values[static_cast<size_t>(n.out)];
+    if (x.data != nullptr || x.q.kind != QKind::kStatic || y.q.kind != QKind::kStatic || x.q.dtype != y.q.dtype ||
+        y.q.dtype == schema::DataType::qint32)
+      return false;
+    n.requant = {x.q.scale / y.q.scale};
+    n.qlo = static_cast<float>(y.q.qmin) - static_cast<float>(y.q.zero_point);
+    n.qhi = static_cast<float>(y.q.qmax) - static_cast<float>(y.q.zero_point);
+    n.qmode = QMode::kInteger;
+    return true;
+  }
+  if ((n.kind != NodeKind::Add && n.kind != NodeKind::Multiply) || n.nin != 2) return false;
+  const Value& a = g.values[static_cast<size_t>(n.in[0])];
+  const Value& b = g.values[static_cast<size_t>(n.in[1])];
+  const Value& y = g.values[static_cast<size_t>(n.out)];
+  for (const Value* v : {&a, &b}) {
+    if (v->data != nullptr || v->q.kind != QKind::kStatic || v->q.dtype != y.q.dtype) return false;
+  }
+  if (y.q.kind != QKind::kStatic || y.q.dtype == schema::DataType::qint32 || a.dims != b.dims) return false;
+  if (n.kind == NodeKind::Add) {
+    const float as = a.q.scale / y.q.scale, bs = b.q.scale / y.q.scale;
+    const float mx = std::max(as, bs);
+    uint32_t bits;
+    std::memcpy(&bits, &mx, 4);
+    const int32_t shift = 20 - (static_cast<int32_t>(bits >> 23) - 127);
+    if (shift < 12 || shift > 30) return false;  // outside XNNPACK's supported ratios: the generic path
+    auto multiplier = [shift](float scale) {
+      uint32_t sb;
+      std::memcpy(&sb, &scale, 4);
+      sb += static_cast<uint32_t>(shift) << 23;
+      float m;
+      std::memcpy(&m, &sb, 4);
+      return static_cast<float>(std::lrintf(m));
+    };
+    n.requant = {multiplier(as), multiplier(bs), static_cast<float>(shift)};
+  } else {
+    n.requant = {a.q.scale * b.q.scale / y.q.scale};
+  }
+  const float zy = static_cast<float>(y.q.zero_point);
+  n.qlo = (n.has_min_max ? quantized_bound(n.out_min, y.q) : static_cast<float>(y.q.qmin)) - zy;
+  n.qhi = (n.has_min_max ? quantized_bound(n.out_max, y.q) : static_cast<float>(y.q.qmax)) - zy;
+  n.qmode = QMode::kInteger;
+  return true;
+}
+
 // A Clamp on the only reader of a requantizing node's output narrows that node's own clamp instead (the two share
 // quantization parameters: the Clamp is a passthrough), as XNNPACK fuses activations into convolutions.
 void fuse_clamps(Graph& g) {
@@ -424,6 +478,7 @@ Error plan_quantized(Graph& g) {
         continue;
       }
     }
+    if (plan_integer_node(g, n)) continue;
     if (moves_values(n.kind) && same_params_throughout(g, n)) {
       // Moving or clamping integers centered on one zero point is exact: no dequantize / quantize pass.
       n.qmode = QMode::kPassthrough;
@@ -493,7 +548,7 @@ void quant_inputs(Graph& g, const Node& n) {
 }
 
 void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
-  if (n.qmode == QMode::kNone || n.qmode == QMode::kPassthrough) return;
+  if (n.qmode == QMode::kNone || n.qmode == QMode::kPassthrough || n.qmode == QMode::kInteger) return;
   if (n.qmode == QMode::kRequant) {
     const int64_t oc = static_cast<int64_t>(n.requant.size());
     const float lo = n.qlo, hi = n.qhi;
@@ -511,8 +566,15 @@ void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
   const Quant& q = out.q;
   if (q.kind == QKind::kStatic) {
     const float inv = 1.f / q.scale, zp = static_cast<float>(q.zero_point);
-    const float lo = static_cast<float>(q.qmin) - zp, hi = static_cast<float>(q.qmax) - zp;
-    unary_par(y, y, total, [=](float v) { return round_even(clampf(v * inv, lo, hi)); });
+    if (n.kind == NodeKind::Convert) {
+      // XNNPACK's f32 -> qs8 convert rounds x / scale, then adds the zero point.
+      const float lo = static_cast<float>(q.qmin) - zp, hi = static_cast<float>(q.qmax) - zp;
+      unary_par(y, y, total, [=](float v) { return round_even(clampf(v * inv, lo, hi)); });
+    } else {
+      // Its reference kernels (the quantized operators without a dedicated one) round x / scale + zero_point.
+      const float lo = static_cast<float>(q.qmin), hi = static_cast<float>(q.qmax);
+      unary_par(y, y, total, [=](float v) { return round_even(clampf(v * inv + zp, lo, hi)) - zp; });
+    }
   } else if (q.kind == QKind::kDynamic) {
     // XNNPACK's f32 -> qd8: per row, the range [min(0, lo), max(0, hi)] onto [-128, 127] with a nudged zero point.
     const Shape& s = g.shapes[static_cast<size_t>(n.out)];
@@ -535,6 +597,54 @@ void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
       rs[static_cast<size_t>(r)] = 1.f / mult;
     }
   }
+}
+
+Error run_integer_node(Graph& g, const Node& n, float* y, int64_t total) {
+  if (n.kind == NodeKind::GlobalAvgPooling2d) {
+    const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
+    if (si.size() != 4) return node_fail(n, "expects a 4-D NHWC input, got", si);
+    const int64_t N = si[0], HW = si[1] * si[2], C = si[3];
+    const Quant& xq = g.values[static_cast<size_t>(n.in[0])].q;
+    const Quant& yq = g.values[static_cast<size_t>(n.out)].q;
+    const float inv = n.requant[0] * (1.f / static_cast<float>(HW));
+    const float yzp =
+        static_cast<float>(yq.zero_point) - static_cast<float>(static_cast<int32_t>(HW) * xq.zero_point) * inv;
+    const float zy = static_cast<float>(yq.zero_point), zx = static_cast<float>(xq.zero_point);
+    const float* x = g.ptrs[static_cast<size_t>(n.in[0])];
+    std::vector<float> sum(static_cast<size_t>(C));
+    for (int64_t b = 0; b < N; ++b) {
+      std::fill(sum.begin(), sum.end(), 0.f);
+      for (int64_t p = 0; p < HW; ++p)
+        for (int64_t c = 0; c < C; ++c) sum[static_cast<size_t>(c)] += x[(b * HW + p) * C + c] + zx;
+      for (int64_t c = 0; c < C; ++c)
+        y[b * C + c] = clampf(round_even(sum[static_cast<size_t>(c)] * inv + yzp) - zy, n.qlo, n.qhi);
+    }
+    (void)total;
+    return Error::Ok;
+  }
+  const size_t ia = static_cast<size_t>(n.in[0]), ib = static_cast<size_t>(n.in[1]);
+  if (g.shapes[ia] != g.shapes[ib])
+    return node_fail(n, "quantized operands differ in shape:", g.shapes[ia], g.shapes[ib]);
+  const float* a = g.ptrs[ia];
+  const float* b = g.ptrs[ib];
+  const float lo = n.qlo, hi = n.qhi;
+  if (n.kind == NodeKind::Add) {
+    const auto am = static_cast<int32_t>(n.requant[0]), bm = static_cast<int32_t>(n.requant[1]);
+    const auto shift = static_cast<int32_t>(n.requant[2]);
+    const int32_t rounding = int32_t{1} << (shift - 1);
+    parallel_rows(total, kElementwiseCost, [&](int64_t s0, int64_t s1) {
+      for (int64_t i = s0; i < s1; ++i) {
+        const int32_t acc = rounding + am * static_cast<int32_t>(a[i]) + bm * static_cast<int32_t>(b[i]);
+        y[i] = clampf(static_cast<float>(acc >> shift), lo, hi);
+      }
+    });
+  } else {
+    const float scale = n.requant[0];
+    parallel_rows(total, kElementwiseCost, [&](int64_t s0, int64_t s1) {
+      for (int64_t i = s0; i < s1; ++i) y[i] = round_even(clampf(a[i] * b[i] * scale, lo, hi));
+    });
+  }
+  return Error::Ok;
 }
 
 }  // namespace etxnn
