@@ -1215,6 +1215,15 @@ mxb = rf(70, 64, lo=-1, hi=1)
 mwb = ri(i8, 64, 50)
 msb = rng.uniform(0.001, 0.05, 64).astype(f32)
 ok("mixed_mm-big", "mixed_mm.out", (mxb, mwb, msb, None, Out(f32, (70, 50))), mixed_mm_ref(mxb, mwb, msb))
+mxw, mww = rf(9, 33, lo=-1, hi=1), ri(i8, 33, 300)
+msw = rng.uniform(0.001, 0.05, 33).astype(f32)
+ok("mixed_mm-wide", "mixed_mm.out", (mxw, mww, msw, None, Out(f32, (9, 300))), mixed_mm_ref(mxw, mww, msw))
+ok(
+    "mixed_mm-transposed-layouts",
+    "mixed_mm.out",
+    (T(mxw, (1, 0)), T(mww, (1, 0)), msw, None, Out(f32, (9, 300), dim_order=(1, 0))),
+    mixed_mm_ref(mxw, mww, msw),
+)
 bad(
     "mixed_mm-shape",
     "mixed_mm.out",
@@ -1293,6 +1302,12 @@ ok(
     "mixed_linear.out",
     (lxb, lwb, lsb, None, None, Out(f32, (40, 80))),
     mixed_linear_ref(lxb, lwb, lsb, f32),
+)
+ok(
+    "mixed_linear-transposed-layouts",
+    "mixed_linear.out",
+    (T(lx, (1, 0)), T(lw, (1, 0)), ls4, None, None, Out(f32, (6, 21), dim_order=(1, 0))),
+    mixed_linear_ref(lx, lw, ls4, f32),
 )
 bad(
     "mixed_linear-groups-inconsistent",
