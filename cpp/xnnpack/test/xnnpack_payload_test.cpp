@@ -361,6 +361,15 @@ int main(int argc, char** argv) {
   }
   if (argc >= 2) g_dir = argv[1];
   for (int i = 2; i < argc; ++i) g_names.push_back(argv[i]);
-  if (g_names.empty()) g_names = {"mlp", "cnn", "unet", "mobilenet_v3", "audio_conv1d"};
+  if (g_names.empty()) {
+    g_names = {"mlp",
+               "cnn",
+               "unet",
+               "mobilenet_v3",
+               "audio_conv1d",
+               "quantized/cnn/xnnpack_q8.pte",
+               "quantized/transformer/xnnpack_q8.pte",
+               "quantized/linear_8da4w/xnnpack_q8.pte"};
+  }
   return RUN_ALL_TESTS();
 }
