@@ -36,7 +36,7 @@ fp32 model and the converted (fake-quantized) module.
 Run it with the export virtualenv (torch 2.13.0+cpu, executorch 1.5.1, torchao, torchvision 0.28.0 + pillow,
 timm)::
 
-    /root/exportvenv/bin/python scripts/export_quantized_fixtures.py [--only NAME] [--out DIR]
+    ../exportenv/bin/python scripts/export_quantized_fixtures.py [--only NAME] [--out DIR]
 
 ``--only NAME`` (repeatable) re-exports only those fixtures and keeps the other manifest entries.
 """
