@@ -10,10 +10,7 @@ reason must name the argument (the harness, like Method::execute, names the oper
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +19,6 @@ import numpy as np
 import pytest
 
 from conftest import BF16, Out, Runner, T
-from et_common import BUILD_SDK, built_program
 
 REPO = Path(__file__).resolve().parent.parent.parent
 rng = np.random.default_rng(20240611)
@@ -1404,41 +1400,6 @@ def test_missing_library_names_its_package(run_op: Runner, tmp_path: Path, monke
     res = run_op(Q + "quantize_per_tensor.out", halves, 0.5, 0, -128, 127, CHAR, like(halves, i8))
     assert res.rc == 101, res.stderr
     assert "libexecutorch_kernels_quantized.so.0.1" in res.stderr and "executorch-kernels-quantized" in res.stderr
-
-
-QUANTIZED_FIXTURES = REPO / "tests" / "fixtures" / "quantized"
-PORTABLE_Q8 = [
-    (fx, i)
-    for fx in (
-        json.loads((QUANTIZED_FIXTURES / "manifest.json").read_text())["fixtures"]
-        if (QUANTIZED_FIXTURES / "manifest.json").is_file()
-        else []
-    )
-    if fx["files"].get("portable_q8")
-    for i in range(len(fx["methods"]["forward"]["cases"]))
-]
-
-
-@pytest.mark.parametrize("fx,case", PORTABLE_Q8, ids=[f"{fx['name']}-{i}" for fx, i in PORTABLE_Q8])
-def test_portable_q8_program_matches_upstream(release_build: Path, fx: dict, case: int, tmp_path: Path) -> None:
-    """Upstream-exported programs whose quantized_decomposed ops run as kernels (tests/fixtures/quantized), through
-    the runtime (which loads this component by namespace), against upstream's runtime outputs: within one step
-    of the output's quantization (the float kernels around the quantized ones may round one value differently),
-    or, for float outputs, within 1e-4 of their magnitude."""
-    runner = built_program(release_build, "executorch_runner", BUILD_SDK)
-    spec = fx["methods"]["forward"]["cases"][case]
-    cmd = [str(runner), str(QUANTIZED_FIXTURES / fx["files"]["portable_q8"]), "--output-dir", str(tmp_path)]
-    for inp in spec["inputs"]:
-        cmd += ["--input", str(QUANTIZED_FIXTURES / inp["file"])]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal"))
-    assert proc.returncode == 0, proc.stderr
-    step = (fx.get("output_scale") or {}).get("portable_q8")
-    for j, out in enumerate(spec["outputs"]["portable_q8"]):
-        ref = np.load(QUANTIZED_FIXTURES / out["file"])
-        got = np.load(tmp_path / f"out{j}.npy")
-        assert got.shape == ref.shape and got.dtype == ref.dtype
-        tol = 1.001 * step if step else 1e-4 * fx["errors"]["portable_q8"]["max_abs_reference"]
-        assert np.abs(got.astype(np.float64) - ref).max() <= tol, (fx["name"], j)
 
 
 ASAN_CASES = [c for c in CASES if c.expect is None or "-" in c.id]
