@@ -67,3 +67,10 @@ def test_operator_docs_are_current(sdk: Path) -> None:
         text=True,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_committed_fixtures_stay_small() -> None:
+    # The fixtures (fp32, quantized) and the fuzz corpus are committed: the repository keeps them under 60 MB.
+    roots = (REPO / "tests" / "fixtures", REPO / "tests" / "fuzz" / "corpus")
+    total = sum(p.stat().st_size for root in roots for p in root.rglob("*") if p.is_file())
+    assert total < 60_000_000, f"committed fixtures take {total / 1e6:.1f} MB"
