@@ -47,6 +47,32 @@ def fixtures_match() -> None:
 
 
 @check
+def quantized_programs() -> None:
+    # Quantized programs from Python: the XNNPACK q8 and portable q8 ones (the latter through the quantized kernels
+    # library, which the wheel ships and operator_names lists) match upstream's outputs within one output step.
+    from executorch.runtime import Runtime
+
+    root = FIXTURES / "quantized"
+    manifest = json.loads((root / "manifest.json").read_text())
+    runtime = Runtime.get()
+    assert "quantized_decomposed::quantize_per_tensor.out" in runtime.operator_registry.operator_names
+    count = 0
+    for fx in manifest["fixtures"]:
+        for variant, pte in fx["files"].items():
+            if pte is None:
+                continue
+            method = runtime.load_program(root / pte).load_method("forward")
+            case = fx["methods"]["forward"]["cases"][0]
+            got = method.execute([np.load(root / i["file"]) for i in case["inputs"]])[0]
+            ref = np.load(root / case["outputs"][variant][0]["file"])
+            scale = (fx.get("output_scale") or {}).get(variant)
+            atol = scale * 1.001 if scale else 1e-5 * max(1.0, float(np.abs(ref).max()))
+            np.testing.assert_allclose(got, ref, atol=atol, rtol=0, err_msg=f"{fx['name']} {variant}")
+            count += 1
+    assert count >= 15, count
+
+
+@check
 def bytes_and_paths() -> None:
     from executorch.runtime import Runtime
 

@@ -108,7 +108,14 @@ def test_import_is_light(venv: Path, tmp_path: Path) -> None:
 
 def test_python_runs_every_portable_fixture(venv: Path, plugin: Path, tmp_path: Path) -> None:
     python_checks(
-        venv, plugin, tmp_path, "fixtures_match", "bytes_and_paths", "metadata", "inputs_from_dlpack_and_buffers"
+        venv,
+        plugin,
+        tmp_path,
+        "fixtures_match",
+        "quantized_programs",
+        "bytes_and_paths",
+        "metadata",
+        "inputs_from_dlpack_and_buffers",
     )
 
 

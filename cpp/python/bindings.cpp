@@ -339,7 +339,9 @@ PYBIND11_MODULE(_C, m) {
   m.def("registered_backend_names", &backend_names);
   m.def("backend_is_available", &backend_is_available);
   m.def("operator_names", [] {
-    (void)executorch::runtime::load_component("kernels");
+    // Every installed component's operators (kernels, quantized kernels, ...): what a program could use here.
+    for (const std::string& name : executorch::runtime::installed_components())
+      (void)executorch::runtime::load_component(name.c_str());
     return executorch::runtime::get_registered_kernel_names();
   });
   m.def("load_library",

@@ -8,8 +8,6 @@
 #include <executorch/runtime/platform/runtime.h>
 #include <executorch/runtime/version.h>
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -35,24 +33,6 @@ void usage() {
       "written as DIR/out<i>.npy. --list prints the program's methods with their inputs and outputs; --ops loads\n"
       "every installed component and prints the operators and backends they register. Exit status: 0 on success,\n"
       "1 on bad usage, 2 on a runtime error.");
-}
-
-// The short names of the component libraries in the runtime's component directory
-// (libexecutorch_<name>.so.<SOVERSION>), sorted.
-std::vector<std::string> component_names() {
-  const std::string prefix = "libexecutorch_", suffix = std::string(".so.") + EXECUTORCH_SOVERSION;
-  std::vector<std::string> names;
-  DIR* d = opendir(executorch::runtime::component_dir().c_str());
-  if (d == nullptr) return names;
-  while (const dirent* e = readdir(d)) {
-    const std::string f = e->d_name;
-    if (f.size() > prefix.size() + suffix.size() && f.compare(0, prefix.size(), prefix) == 0 &&
-        f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
-      names.push_back(f.substr(prefix.size(), f.size() - prefix.size() - suffix.size()));
-  }
-  closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 int report(Error e, const char* what) {
@@ -110,7 +90,8 @@ int main(int argc, char** argv) {
   if (ops) {
     // Every installed component (kernel libraries and delegates): what a program could use here. One that cannot
     // be loaded (e.g. a delegate whose own dependencies are missing) contributes nothing.
-    for (const std::string& name : component_names()) (void)executorch::runtime::load_component(name.c_str());
+    for (const std::string& name : executorch::runtime::installed_components())
+      (void)executorch::runtime::load_component(name.c_str());
     for (const auto& n : executorch::runtime::get_registered_kernel_names()) std::printf("operator %s\n", n.c_str());
     for (size_t i = 0; i < executorch::runtime::get_num_registered_backends(); ++i) {
       std::printf("backend %s\n", *executorch::runtime::get_backend_name(i));

@@ -15,6 +15,7 @@
 #include "../../cpp/tools/npy.h"
 #include "gtest_support.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -169,7 +170,10 @@ TEST(Components, DiscoveryAndApiVersion) {
   ASSERT_NE(c, nullptr);
   EXPECT_STREQ(c->name, "testgood");
   EXPECT_STREQ(c->package, "executorch-testgood");
-  EXPECT_FALSE(component_loaded("testgood"));  // described, not registered
+  EXPECT_FALSE(component_loaded("testgood"));                         // described, not registered
+  const std::vector<std::string> installed = installed_components();  // both files, loaded or not, by short name
+  EXPECT_EQ(std::count(installed.begin(), installed.end(), "testgood"), 1);
+  EXPECT_EQ(std::count(installed.begin(), installed.end(), "testbad"), 1);
   EXPECT_EQ(load_component("testgood"), Error::Ok) << last_error_message();
   EXPECT_TRUE(component_loaded("testgood"));
   EXPECT_TRUE(registry_has_op_function("etest::noop.out"));

@@ -289,5 +289,15 @@ bool component_loaded(const char* name) {
   return false;
 }
 
+std::vector<std::string> installed_components() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  list_dir(s);
+  std::vector<std::string> names;
+  for (const auto& f : s.found) names.push_back(name_of_file(f->file));
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 }  // namespace runtime
 }  // namespace executorch

@@ -11,6 +11,7 @@
 //   EXECUTORCH_COMPONENT_DIR=<dir>   look in <dir> instead of libexecutorch's own directory
 //   EXECUTORCH_AUTOLOAD=0            never load components on demand (link or load them yourself)
 #include <string>
+#include <vector>
 
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/export.h>
@@ -41,6 +42,10 @@ EXECUTORCH_API Error load_component(const char* name);
 
 // True once component `name` is registered in this process.
 EXECUTORCH_API bool component_loaded(const char* name);
+
+// The short names of the component libraries in the component directory (libexecutorch_<name>.so.<SOVERSION>,
+// sorted), loaded or not: what load_component could load here.
+EXECUTORCH_API std::vector<std::string> installed_components();
 
 // Loads an arbitrary shared library (a custom-kernel or backend library) into the process; its static
 // initializers register into this runtime's registries.
