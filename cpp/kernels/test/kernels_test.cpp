@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "gemm.h"
+#include "qgemm.h"
 #include "gtest_support.h"
 
 using namespace executorch::runtime;
@@ -401,6 +402,64 @@ FuzzPool make_fuzz_pool() {
     lists.emplace_back(new IntList(v));
   }
   return FuzzPool{std::move(pool), std::move(lists)};
+}
+
+// The int8 GEMM (dense and over segment tables) against exact integer arithmetic with XNNPACK's requantization:
+// round_even(clamp((sum_k (u8 - offset) * w + bias) * scale, lo, hi)), bit for bit.
+TEST_F(Kernels, Int8GemmMatchesIntegerReference) {
+  if (!etk::qgemm_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU (the callers keep their fp32 path)";
+  std::mt19937 rng(11);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int it = 0; it < 200; ++it) {
+    const int64_t M = uni(1, 150), T = uni(1, 9), L = uni(1, 40), N = uni(1, 70), K = T * L;
+    const int offset = uni(0, 255);  // u8 = A + offset; a zero tap is the value 0
+    const bool segmented = uni(0, 1), trans = uni(0, 1), par = uni(0, 1);
+    std::vector<float> A(static_cast<size_t>(M * K)), B(static_cast<size_t>(K * N)), bias(N), scale(N);
+    for (auto& v : A) v = static_cast<float>(uni(0, 255) - offset);
+    for (auto& v : B) v = static_cast<float>(uni(-128, 127));
+    for (auto& v : bias) v = static_cast<float>(uni(-100000, 100000));
+    for (auto& v : scale) v = std::ldexp(static_cast<float>(uni(1, 1 << 20)), -uni(20, 34));
+    const float lo = static_cast<float>(uni(-128, 0)) - 3, hi = static_cast<float>(uni(0, 127)) + 3;
+    const int64_t rsb = trans ? 1 : N, csb = trans ? K : 1;
+    std::vector<float> Bs(B.size());
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j) Bs[static_cast<size_t>(k * rsb + j * csb)] = B[static_cast<size_t>(k * N + j)];
+    etk::PackedQB pq;
+    etk::pack_qb(K, N, Bs.data(), rsb, csb, bias.data(), scale.data(), static_cast<float>(offset), &pq);
+    // Segments: each row's T segments point into A's row or at zeros.
+    static const std::vector<float> zeros(64, 0.f);
+    std::vector<const float*> table(static_cast<size_t>(M * T));
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t t = 0; t < T; ++t)
+        table[static_cast<size_t>(i * T + t)] = uni(0, 6) == 0 ? zeros.data() : A.data() + i * K + t * L;
+    struct Ctx {
+      const std::vector<const float*>* table;
+      int64_t T;
+    } ctx{&table, T};
+    auto rows = [](const void* c, int64_t m0, int64_t, const float**) -> const float* const* {
+      const Ctx& x = *static_cast<const Ctx*>(c);
+      return x.table->data() + m0 * x.T;
+    };
+    std::vector<float> C(static_cast<size_t>(M * N), -999.f);
+    if (segmented) {
+      etk::qigemm(M, T, L, rows, &ctx, pq, lo, hi, C.data(), N, par);
+    } else {
+      etk::qgemm(M, A.data(), K, pq, lo, hi, C.data(), N, par);
+    }
+    for (int64_t i = 0; i < M; ++i) {
+      for (int64_t j = 0; j < N; ++j) {
+        int32_t acc = static_cast<int32_t>(bias[j]);
+        for (int64_t k = 0; k < K; ++k) {
+          const float* seg = segmented ? table[static_cast<size_t>(i * T + k / L)] : A.data() + i * K + (k / L) * L;
+          const int32_t a = seg == zeros.data() ? 0 : static_cast<int32_t>(seg[k % L]);
+          acc += a * static_cast<int32_t>(B[static_cast<size_t>(k * N + j)]);
+        }
+        const float want = std::nearbyint(std::min(std::max(static_cast<float>(acc) * scale[j], lo), hi));
+        ASSERT_EQ(C[static_cast<size_t>(i * N + j)], want)
+            << "it " << it << " M " << M << " K " << K << " N " << N << " (" << i << ", " << j << ") offset " << offset;
+      }
+    }
+  }
 }
 
 // Random arguments for every kernel: each call must return (failing or not) without crashing.

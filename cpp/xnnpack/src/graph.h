@@ -19,6 +19,7 @@
 #include <executorch/runtime/core/evalue.h>
 
 #include "gemm.h"
+#include "qgemm.h"
 #include "xnnpack_generated.h"
 
 namespace etxnn {
@@ -117,6 +118,7 @@ struct Node {
   QMode qmode = QMode::kNone;
   std::vector<float> requant;  // kRequant: per output channel
   float qlo = 0.f, qhi = 0.f;  // kRequant: the output's clamp range, centered (q - zero_point)
+  etk::PackedQB qb;            // kRequant fully connected / convolution on the int8 GEMM (qb.N > 0)
 };
 
 struct Graph {
@@ -177,6 +179,9 @@ Error plan_quantized(Graph& g);
 // (swapping g.ptrs), then restores g.ptrs and quantizes its output, or requantizes a kRequant node's output.
 void quant_inputs(Graph& g, const Node& n);
 void quant_output(Graph& g, const Node& n, float* y, int64_t total);
+// A kRequant fully connected node packed for the int8 GEMM (n.qb.N > 0): its requantized output. (Convolutions
+// packed so run their own kernel, which calls the int8 GEMM over its tap tables.)
+Error run_qgemm(Graph& g, const Node& n, float* y);
 // A kInteger node's output (its own kernels).
 Error run_integer_node(Graph& g, const Node& n, float* y, int64_t total);
 

@@ -55,6 +55,13 @@ KindProfile* profile() {
   return p;
 }
 
+// The node's kernel: the int8 GEMM or an integer kernel for some quantized nodes (quant.cpp), else its kind's.
+Error run_node(Graph& g, const NodeKindDef& def, Node& n, const Shape& so, float* y, int64_t total) {
+  if (n.qb.N > 0 && n.kind == NodeKind::FullyConnected) return run_qgemm(g, n, y);  // convolutions: in their kernel
+  if (n.qmode == QMode::kInteger) return run_integer_node(g, n, y, total);
+  return def.run(g, n, so, y);
+}
+
 }  // namespace
 
 Error run_graph(Graph& g, bool do_compute) {
@@ -81,7 +88,7 @@ Error run_graph(Graph& g, bool do_compute) {
     quant_inputs(g, n);
     if (prof != nullptr) {
       const auto t0 = std::chrono::steady_clock::now();
-      e = n.qmode == QMode::kInteger ? run_integer_node(g, n, y, total) : def->run(g, n, so, y);
+      e = run_node(g, *def, n, so, y, total);
       quant_output(g, n, y, total);
       const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
       const int k = static_cast<int>(n.kind) & 127;
@@ -96,7 +103,7 @@ Error run_graph(Graph& g, bool do_compute) {
         prof->node_lines[n.index] = line;
       }
     } else {
-      e = n.qmode == QMode::kInteger ? run_integer_node(g, n, y, total) : def->run(g, n, so, y);
+      e = run_node(g, *def, n, so, y, total);
       quant_output(g, n, y, total);
     }
     if (e != Error::Ok) return e;
@@ -237,7 +244,7 @@ Error prepare_graph(Graph& g) {
   assign_slots(g);
   for (Node& n : g.nodes) {
     const NodeKindDef* def = node_def(n.kind);
-    if (def != nullptr && def->prepare != nullptr) def->prepare(g, n);
+    if (def != nullptr && def->prepare != nullptr && n.qb.N == 0) def->prepare(g, n);
   }
   return Error::Ok;
 }

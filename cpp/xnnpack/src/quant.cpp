@@ -437,6 +437,24 @@ void fuse_clamps(Graph& g) {
   g.nodes.resize(w);
 }
 
+// Fully connected layers and ungrouped convolutions (OHWI filters: the rows' (ky, kx, ic) order) with int8 weights
+// (zero point 0) run on the int8 GEMM, their requantization fused into it; a convolution's padding taps point at
+// zeros, which the GEMM reads as the input's zero point.
+void pack_for_qgemm(const Graph& g, Node& n) {
+  const Value& x = g.values[static_cast<size_t>(n.in[0])];
+  const Value& w = g.values[static_cast<size_t>(n.filter)];
+  const bool fc = n.kind == NodeKind::FullyConnected && w.dims.size() == 2;
+  const bool conv = n.kind == NodeKind::Conv2d && n.groups == 1 && w.dims.size() == 4;
+  if (!(fc || conv) || w.q.zero_point != 0 || w.q.dtype == schema::DataType::qcint32) return;
+  const bool transposed = fc && (n.flags & kFlagTransposeWeights) != 0;
+  const int64_t N = transposed ? w.dims[1] : w.dims[0];
+  const int64_t K = numel_dims(w.dims) / std::max<int64_t>(N, 1);
+  if (N != static_cast<int64_t>(n.requant.size())) return;
+  const float* bias = n.bias >= 0 ? g.values[static_cast<size_t>(n.bias)].data : nullptr;
+  const float a_offset = static_cast<float>(x.q.zero_point - x.q.qmin);  // u8 = q - qmin
+  etk::pack_qb(K, N, w.data, transposed ? N : 1, transposed ? 1 : K, bias, n.requant.data(), a_offset, &n.qb);
+}
+
 }  // namespace
 
 Error plan_quantized(Graph& g) {
@@ -506,6 +524,10 @@ Error plan_quantized(Graph& g) {
     }
   }
   fuse_clamps(g);
+  if (etk::qgemm_available()) {
+    for (Node& n : g.nodes)
+      if (n.qmode == QMode::kRequant) pack_for_qgemm(g, n);
+  }
   g.row_scale.assign(g.values.size(), std::vector<float>());
   return Error::Ok;
 }
@@ -550,6 +572,7 @@ void quant_inputs(Graph& g, const Node& n) {
 void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
   if (n.qmode == QMode::kNone || n.qmode == QMode::kPassthrough || n.qmode == QMode::kInteger) return;
   if (n.qmode == QMode::kRequant) {
+    if (n.qb.N > 0) return;  // requantized by the int8 GEMM
     const int64_t oc = static_cast<int64_t>(n.requant.size());
     const float lo = n.qlo, hi = n.qhi;
     const float* r = n.requant.data();
@@ -599,6 +622,35 @@ void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
   }
 }
 
+namespace {
+
+struct QAddParams {
+  int32_t am, bm, rounding, shift;
+  float lo, hi;
+};
+
+// qs8-vadd on centered integers, compiled per ISA level (int32 multiplies vectorize from SSE4.1 / AVX2 on).
+template <typename F>
+inline __attribute__((always_inline)) void qadd_impl(const float* a, const float* b, float* y, int64_t n,
+                                                     const QAddParams& p, F) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t acc = p.rounding + p.am * static_cast<int32_t>(a[i]) + p.bm * static_cast<int32_t>(b[i]);
+    y[i] = clampf(static_cast<float>(acc >> p.shift), p.lo, p.hi);
+  }
+}
+ETK_ISA_DISPATCH(qadd, (const float* a, const float* b, float* y, int64_t n, const QAddParams& p, F f),
+                 (a, b, y, n, p, f))
+
+}  // namespace
+
+Error run_qgemm(Graph& g, const Node& n, float* y) {
+  const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
+  const int64_t K = n.qb.K, M = numel_dims(si) / std::max<int64_t>(K, 1);
+  if (si.empty() || si.back() != K) return node_fail(n, "input channels differ from the weights':", si);
+  etk::qgemm(M, g.ptrs[static_cast<size_t>(n.in[0])], K, n.qb, n.qlo, n.qhi, y, n.qb.N);
+  return Error::Ok;
+}
+
 Error run_integer_node(Graph& g, const Node& n, float* y, int64_t total) {
   if (n.kind == NodeKind::GlobalAvgPooling2d) {
     const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
@@ -632,12 +684,9 @@ Error run_integer_node(Graph& g, const Node& n, float* y, int64_t total) {
     const auto am = static_cast<int32_t>(n.requant[0]), bm = static_cast<int32_t>(n.requant[1]);
     const auto shift = static_cast<int32_t>(n.requant[2]);
     const int32_t rounding = int32_t{1} << (shift - 1);
-    parallel_rows(total, kElementwiseCost, [&](int64_t s0, int64_t s1) {
-      for (int64_t i = s0; i < s1; ++i) {
-        const int32_t acc = rounding + am * static_cast<int32_t>(a[i]) + bm * static_cast<int32_t>(b[i]);
-        y[i] = clampf(static_cast<float>(acc >> shift), lo, hi);
-      }
-    });
+    const QAddParams p{am, bm, rounding, shift, lo, hi};
+    parallel_rows(total, kElementwiseCost,
+                  [&](int64_t s0, int64_t s1) { qadd(a + s0, b + s0, y + s0, s1 - s0, p, 0); });
   } else {
     const float scale = n.requant[0];
     parallel_rows(total, kElementwiseCost, [&](int64_t s0, int64_t s1) {

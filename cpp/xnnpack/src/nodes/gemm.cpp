@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "gemm.h"
+#include "qgemm.h"
 
 namespace etxnn {
 namespace {
@@ -170,6 +171,15 @@ void ensure_conv_table(Node& n, const ConvRows& r, int64_t M, int64_t G) {
 void conv_group(Node& n, const ConvRows& r, int64_t M, const etk::PackedB& B, float* yg, int64_t ldy, int64_t g,
                 bool parallel = true) {
   const int64_t T = r.KH * r.KW;
+  if (n.qb.N > 0) {  // a quantized convolution packed for the int8 GEMM (quant.cpp), one group
+    if (uses_im2col(n)) {
+      etk::qigemm(M, 1, T * r.gic, conv_im2col, &r, n.qb, n.qlo, n.qhi, yg, ldy, parallel);
+    } else {
+      const CachedRows c{n.table.data(), T};
+      etk::qigemm(M, T, r.gic, cached_segments, &c, n.qb, n.qlo, n.qhi, yg, ldy, parallel);
+    }
+    return;
+  }
   if (uses_im2col(n)) {
     etk::igemm(M, 1, T * r.gic, conv_im2col, &r, B, yg, ldy, n.out_min, n.out_max, parallel);
     return;
@@ -215,6 +225,10 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
   for (int64_t g = 0; g < G; ++g) {
     const etk::PackedB& B = w[static_cast<size_t>(g)];
     float* yg = y + g * goc;
+    if (pointwise && n.qb.N > 0) {
+      etk::qgemm(M, x, C, n.qb, n.qlo, n.qhi, yg, OC);
+      continue;
+    }
     if (pointwise) {  // a plain GEMM over the NHWC pixels
       etk::gemm_packed(M, x + g * gic, C, B, yg, OC, n.out_min, n.out_max);
       continue;
@@ -450,7 +464,8 @@ Error infer_conv(const Graph& g, const Node& n, Shape* out) {
 
 Error run_conv2d(Graph& g, Node& n, const Shape& so, float* y) {
   std::vector<etk::PackedB> tmp;
-  conv2d(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], weights_of(g, n, &tmp), so, y);
+  if (n.qb.N > 0) tmp.resize(1);  // on the int8 GEMM: no fp32 weights
+  conv2d(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], n.qb.N > 0 ? tmp : weights_of(g, n, &tmp), so, y);
   return Error::Ok;
 }
 

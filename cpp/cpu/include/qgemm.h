@@ -1,0 +1,41 @@
+#pragma once
+// The int8 GEMM with XNNPACK-style requantization, for quantized fully connected layers and convolutions:
+// unsigned 8-bit activations times signed 8-bit weights accumulated in int32 (AVX-512 VNNI `vpdpbusd`), then per
+// output channel (acc + bias) * scale in float, clamped and rounded to nearest even. Part of executorch_cpu (see
+// gemm.h); the caller keeps its fp32 path where qgemm_available() is false.
+#include <cstdint>
+#include <vector>
+
+#include "gemm.h"
+
+namespace etk {
+
+// True when this CPU has an int8 dot-product kernel (AVX-512 VNNI) and EXECUTORCH_GEMM_ISA does not cap it.
+bool qgemm_available();
+
+// K x N int8 weights packed once with their per-column epilogue: 16-column panels of K/4 groups of 4 bytes per
+// column (the layout vpdpbusd reads), K padded to a multiple of 4 with zeros.
+struct PackedQB {
+  int64_t K = 0, Kp = 0, N = 0, Np = 0;
+  std::vector<int8_t> data;   // Np / 16 panels of [Kp / 4][16][4]
+  std::vector<int32_t> corr;  // Np: bias(j) - a_offset * sum_k B(k, j)
+  std::vector<float> scale;   // Np: the requantization scale of column j
+  float a_offset = 0;         // the activations' u8 = A + a_offset
+};
+
+// B(k, j) = B[k * rsb + j * csb]: integer-valued floats in [-128, 127]. bias(j): integer-valued floats or null.
+// The activations A will be integers with A + a_offset in [0, 255].
+void pack_qb(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, const float* bias, const float* scale,
+             float a_offset, PackedQB* out);
+
+// C(i, j) = round_even(clamp((sum_k A(i, k) * B(k, j) + bias(j)) * scale(j), lo, hi)) for A(i, k) = A[i * rsa + k]
+// (integer-valued floats, as packed for), C(i, j) = C[i * rsc + j]. Only when qgemm_available().
+void qgemm(int64_t M, const float* A, int64_t rsa, const PackedQB& B, float lo, float hi, float* C, int64_t rsc,
+           bool parallel = true);
+
+// The same with row i of A the concatenation of T segments of L floats (K = T * L), given by `segments` as for
+// igemm (gemm.h): convolutions over their tap tables, padding taps pointing at zeros (the zero point).
+void qigemm(int64_t M, int64_t T, int64_t L, RowSegments segments, const void* ctx, const PackedQB& B, float lo,
+            float hi, float* C, int64_t rsc, bool parallel = true);
+
+}  // namespace etk

@@ -1,0 +1,210 @@
+// The int8 GEMM (qgemm.h): activations converted to u8 per block of rows (dense rows or igemm-style segments),
+// weights packed into 16-column panels of 4-byte K groups, and a 4-row x 16-column AVX-512 VNNI micro-kernel with
+// the requantizing epilogue.
+#include "qgemm.h"
+
+#include "isa.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include <executorch/extension/parallel/thread_parallel.h>
+
+#if defined(__x86_64__)
+// GCC 12 reports the AVX-512 intrinsics' own _mm512_undefined_*() operands as maybe uninitialized (a known false
+// positive inside immintrin.h); nothing in this file reads an undefined value.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#endif
+
+namespace etk {
+
+namespace {
+
+constexpr int64_t kNr = 16;    // columns per panel (one zmm of int32)
+constexpr int64_t kRows = 64;  // rows converted to u8 at a time (kept in L1 while the panels stream by)
+
+}  // namespace
+
+bool qgemm_available() {
+#if defined(__x86_64__)
+  static const bool ok = [] {
+    __builtin_cpu_init();
+    return isa_level() >= 2 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+  }();
+  return ok;
+#else
+  return false;
+#endif
+}
+
+void pack_qb(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, const float* bias, const float* scale,
+             float a_offset, PackedQB* out) {
+  out->K = K;
+  out->Kp = (K + 3) / 4 * 4;
+  out->N = N;
+  out->Np = (N + kNr - 1) / kNr * kNr;
+  out->a_offset = a_offset;
+  out->data.assign(static_cast<size_t>(out->Np * out->Kp), 0);
+  out->corr.assign(static_cast<size_t>(out->Np), 0);
+  out->scale.assign(static_cast<size_t>(out->Np), 0.f);
+  const auto offset = static_cast<int32_t>(a_offset);
+  for (int64_t j = 0; j < N; ++j) {
+    int8_t* panel = out->data.data() + (j / kNr) * out->Kp * kNr;
+    const int64_t c = j % kNr;
+    int32_t sum = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      const auto w = static_cast<int8_t>(B[k * rsb + j * csb]);
+      panel[(k / 4) * kNr * 4 + c * 4 + k % 4] = w;
+      sum += w;
+    }
+    out->corr[static_cast<size_t>(j)] = (bias ? static_cast<int32_t>(bias[j]) : 0) - offset * sum;
+    out->scale[static_cast<size_t>(j)] = scale[j];
+  }
+}
+
+#if defined(__x86_64__)
+
+namespace {
+
+#define ETK_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+
+// Where the rows of A come from: dense rows (A[i * rsa + k]) or T segments of L floats per row (igemm's).
+struct Source {
+  const float* A = nullptr;
+  int64_t rsa = 0;
+  RowSegments segments = nullptr;
+  const void* ctx = nullptr;
+  int64_t T = 1, L = 0;
+};
+
+// n floats (integers with a + offset in [0, 255]) as u8.
+ETK_VNNI void to_u8(const float* a, int64_t n, float offset, uint8_t* d) {
+  const __m512 off = _mm512_set1_ps(offset);
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16) {
+    const __m512i v = _mm512_cvtps_epi32(_mm512_add_ps(_mm512_loadu_ps(a + k), off));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + k), _mm512_cvtusepi32_epi8(v));
+  }
+  if (k < n) {  // the tail under a mask (short segments: a stem's few channels)
+    const auto mask = static_cast<__mmask16>((1u << (n - k)) - 1u);
+    const __m512i v = _mm512_cvtps_epi32(_mm512_add_ps(_mm512_maskz_loadu_ps(mask, a + k), off));
+    _mm512_mask_cvtusepi32_storeu_epi8(d + k, mask, v);
+  }
+}
+
+ETK_VNNI inline void store_row(__m512i acc, const PackedQB& B, int64_t j0, float lo, float hi, float* c,
+                               __mmask16 mask) {
+  const __m512i v = _mm512_add_epi32(acc, _mm512_loadu_si512(B.corr.data() + j0));
+  __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), _mm512_loadu_ps(B.scale.data() + j0));
+  f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
+  f = _mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  _mm512_mask_storeu_ps(c, mask, f);
+}
+
+// Rows [0, mr) of u8 activations (Kp bytes each) times every panel, into C.
+ETK_VNNI void block(const uint8_t* u, int64_t mr, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
+  const int64_t Kp = B.Kp, groups = Kp / 4;
+  for (int64_t j0 = 0; j0 < B.N; j0 += kNr) {
+    const int8_t* panel = B.data.data() + (j0 / kNr) * Kp * kNr;
+    const int64_t nc = std::min<int64_t>(kNr, B.N - j0);
+    const auto mask = static_cast<__mmask16>((1u << nc) - 1u);
+    int64_t i = 0;
+    for (; i + 4 <= mr; i += 4) {
+      const uint8_t* u0 = u + i * Kp;
+      __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+      for (int64_t g = 0; g < groups; ++g) {
+        const __m512i b = _mm512_loadu_si512(panel + g * kNr * 4);
+        int32_t x0, x1, x2, x3;
+        std::memcpy(&x0, u0 + g * 4, 4);
+        std::memcpy(&x1, u0 + Kp + g * 4, 4);
+        std::memcpy(&x2, u0 + 2 * Kp + g * 4, 4);
+        std::memcpy(&x3, u0 + 3 * Kp + g * 4, 4);
+        a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(x0), b);
+        a1 = _mm512_dpbusd_epi32(a1, _mm512_set1_epi32(x1), b);
+        a2 = _mm512_dpbusd_epi32(a2, _mm512_set1_epi32(x2), b);
+        a3 = _mm512_dpbusd_epi32(a3, _mm512_set1_epi32(x3), b);
+      }
+      store_row(a0, B, j0, lo, hi, C + i * rsc + j0, mask);
+      store_row(a1, B, j0, lo, hi, C + (i + 1) * rsc + j0, mask);
+      store_row(a2, B, j0, lo, hi, C + (i + 2) * rsc + j0, mask);
+      store_row(a3, B, j0, lo, hi, C + (i + 3) * rsc + j0, mask);
+    }
+    for (; i < mr; ++i) {
+      const uint8_t* ui = u + i * Kp;
+      __m512i a = _mm512_setzero_si512();
+      for (int64_t g = 0; g < groups; ++g) {
+        int32_t x;
+        std::memcpy(&x, ui + g * 4, 4);
+        a = _mm512_dpbusd_epi32(a, _mm512_set1_epi32(x), _mm512_loadu_si512(panel + g * kNr * 4));
+      }
+      store_row(a, B, j0, lo, hi, C + i * rsc + j0, mask);
+    }
+  }
+}
+
+ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo, float hi, float* C,
+                   int64_t rsc) {
+  thread_local std::vector<uint8_t> u;
+  thread_local std::vector<const float*> scratch;
+  if (u.size() < static_cast<size_t>(kRows * B.Kp)) u.resize(static_cast<size_t>(kRows * B.Kp));
+  if (src.segments != nullptr && scratch.size() < static_cast<size_t>(kRows * src.T))
+    scratch.resize(static_cast<size_t>(kRows * src.T));
+  for (int64_t m = m0; m < m1; m += kRows) {
+    const int64_t mr = std::min(kRows, m1 - m);
+    const float* const* seg = src.segments ? src.segments(src.ctx, m, mr, scratch.data()) : nullptr;
+    for (int64_t i = 0; i < mr; ++i) {
+      uint8_t* d = u.data() + i * B.Kp;
+      if (seg == nullptr) {
+        to_u8(src.A + (m + i) * src.rsa, B.K, B.a_offset, d);
+      } else {
+        for (int64_t t = 0; t < src.T; ++t) to_u8(seg[i * src.T + t], src.L, B.a_offset, d + t * src.L);
+      }
+      std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
+    }
+    block(u.data(), mr, B, lo, hi, C + m * rsc, rsc);
+  }
+}
+
+void run(const Source& src, int64_t M, const PackedQB& B, float lo, float hi, float* C, int64_t rsc, bool parallel) {
+  // Split by blocks of 16 rows once the work covers a few panels' worth of multiply-adds.
+  if (!parallel || M * B.Kp * B.Np < (int64_t{1} << 18)) {
+    rows(src, 0, M, B, lo, hi, C, rsc);
+    return;
+  }
+  ::executorch::extension::parallel_for(
+      0, (M + 15) / 16, 1, [&](int64_t b, int64_t e) { rows(src, b * 16, std::min(M, e * 16), B, lo, hi, C, rsc); });
+}
+
+}  // namespace
+
+void qgemm(int64_t M, const float* A, int64_t rsa, const PackedQB& B, float lo, float hi, float* C, int64_t rsc,
+           bool parallel) {
+  Source src;
+  src.A = A;
+  src.rsa = rsa;
+  run(src, M, B, lo, hi, C, rsc, parallel);
+}
+
+void qigemm(int64_t M, int64_t T, int64_t L, RowSegments segments, const void* ctx, const PackedQB& B, float lo,
+            float hi, float* C, int64_t rsc, bool parallel) {
+  Source src;
+  src.segments = segments;
+  src.ctx = ctx;
+  src.T = T;
+  src.L = L;
+  run(src, M, B, lo, hi, C, rsc, parallel);
+}
+
+#else
+
+void qgemm(int64_t, const float*, int64_t, const PackedQB&, float, float, float*, int64_t, bool) {}
+void qigemm(int64_t, int64_t, int64_t, RowSegments, const void*, const PackedQB&, float, float, float*, int64_t, bool) {
+}
+
+#endif
+
+}  // namespace etk
