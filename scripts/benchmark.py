@@ -437,7 +437,21 @@ def bench_quantized(sdk_runner: Path, upstream_runner: Path, repeat: int, only: 
 def print_quantized(load: str, rows: list[Row], fp32: list[Row]) -> dict[str, Any]:
     """The quantized table: ours/upstream per variant, and our XNNPACK q8 time against our own fp32 XNNPACK time
     of the same model (when the fp32 fixture of that name was run)."""
-    ours_fp32 = {r.model: r.ours.median_us for r in fp32 if r.variant == "xnnpack"}
+
+    # Only where the quantized fixture is the fp32 fixture's model (same name and input shapes; the torchvision
+    # ones are smaller variants in tests/fixtures/quantized).
+    def shapes(manifest: Path, name: str) -> list[Any] | None:
+        for fx in json.loads(manifest.read_text())["fixtures"]:
+            if fx["name"] == name:
+                return [x["shape"] for x in fx["methods"]["forward"]["cases"][0]["inputs"]]
+        return None
+
+    same = {
+        r.model
+        for r in rows
+        if shapes(QUANTIZED / "manifest.json", r.model) == shapes(FIXTURES / "manifest.json", r.model)
+    }
+    ours_fp32 = {r.model: r.ours.median_us for r in fp32 if r.variant == "xnnpack" and r.model in same}
     print(f"\n### Quantized programs, {load}\n")
     print("| model | variant | ours (us) | upstream (us) | ours/upstream | our fp32 / our q8 |")
     print("|---|---|---:|---:|---:|---:|")
