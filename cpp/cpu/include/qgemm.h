@@ -17,10 +17,11 @@ bool qgemm_available();
 // column (the layout vpdpbusd reads), K padded to a multiple of 4 with zeros.
 struct PackedQB {
   int64_t K = 0, Kp = 0, N = 0, Np = 0;
-  std::vector<int8_t> data;   // Np / 16 panels of [Kp / 4][16][4]
-  std::vector<int32_t> corr;  // Np: bias(j) - a_offset * sum_k B(k, j)
-  std::vector<float> scale;   // Np: the requantization scale of column j
-  float a_offset = 0;         // the activations' u8 = A + a_offset
+  std::vector<int8_t> data;     // Np / 16 panels of [Kp / 4][16][4]
+  std::vector<int32_t> corr;    // Np: bias(j) - a_offset * sum_k B(k, j)
+  std::vector<int32_t> colsum;  // Np: sum_k B(k, j) (dynamic rows bring their own offsets)
+  std::vector<float> scale;     // Np: the requantization scale of column j
+  float a_offset = 0;           // the activations' u8 = A + a_offset
 };
 
 // B(k, j) = B[k * rsb + j * csb]: integer-valued floats in [-128, 127]. bias(j): integer-valued floats or null.
@@ -32,6 +33,13 @@ void pack_qb(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, con
 // (integer-valued floats, as packed for), C(i, j) = C[i * rsc + j]. Only when qgemm_available().
 void qgemm(int64_t M, const float* A, int64_t rsa, const PackedQB& B, float lo, float hi, float* C, int64_t rsc,
            bool parallel = true);
+
+// Dynamically quantized rows (qd8 x qc8w), fp32 out: C(i, j) = clamp((sum_k A(i, k) * B(k, j)) * row_scale(i) *
+// col_scale(j) + bias(j), lo, hi), A(i, k) integers with A(i, k) + row_offset(i) in [0, 255]; B packed with any
+// a_offset (the rows bring theirs); bias may be null.
+void qgemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offset, const float* row_scale,
+                   const PackedQB& B, const float* col_scale, const float* bias, float lo, float hi, float* C,
+                   int64_t rsc, bool parallel = true);
 
 // The same with row i of A the concatenation of T segments of L floats (K = T * L), given by `segments` as for
 // igemm (gemm.h): convolutions over their tap tables, padding taps pointing at zeros (the zero point).

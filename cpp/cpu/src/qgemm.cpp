@@ -51,6 +51,7 @@ void pack_qb(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, con
   out->data.assign(static_cast<size_t>(out->Np * out->Kp), 0);
   out->corr.assign(static_cast<size_t>(out->Np), 0);
   out->scale.assign(static_cast<size_t>(out->Np), 0.f);
+  out->colsum.assign(static_cast<size_t>(out->Np), 0);
   const auto offset = static_cast<int32_t>(a_offset);
   for (int64_t j = 0; j < N; ++j) {
     int8_t* panel = out->data.data() + (j / kNr) * out->Kp * kNr;
@@ -62,7 +63,8 @@ void pack_qb(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, con
       sum += w;
     }
     out->corr[static_cast<size_t>(j)] = (bias ? static_cast<int32_t>(bias[j]) : 0) - offset * sum;
-    out->scale[static_cast<size_t>(j)] = scale[j];
+    out->colsum[static_cast<size_t>(j)] = sum;
+    out->scale[static_cast<size_t>(j)] = scale ? scale[j] : 0.f;
   }
 }
 
@@ -72,13 +74,18 @@ namespace {
 
 #define ETK_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
-// Where the rows of A come from: dense rows (A[i * rsa + k]) or T segments of L floats per row (igemm's).
+// Where the rows of A come from: dense rows (A[i * rsa + k]) or T segments of L floats per row (igemm's); with
+// per-row offsets and scales for dynamically quantized rows (fp32 out, col_scale / bias per column).
 struct Source {
   const float* A = nullptr;
   int64_t rsa = 0;
   RowSegments segments = nullptr;
   const void* ctx = nullptr;
   int64_t T = 1, L = 0;
+  const float* row_offset = nullptr;  // dynamic rows
+  const float* row_scale = nullptr;
+  const float* col_scale = nullptr;  // Np entries (padded)
+  const float* bias = nullptr;       // Np entries (padded) or null
 };
 
 // n floats (integers with a + offset in [0, 255]) as u8.
@@ -105,8 +112,31 @@ ETK_VNNI inline void store_row(__m512i acc, const PackedQB& B, int64_t j0, float
   _mm512_mask_storeu_ps(c, mask, f);
 }
 
-// Rows [0, mr) of u8 activations (Kp bytes each) times every panel, into C.
-ETK_VNNI void block(const uint8_t* u, int64_t mr, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
+// fp32 out for dynamic row r: (acc - offset(r) * colsum) * row_scale(r) * col_scale + bias, clamped.
+ETK_VNNI inline void store_row_dynamic(__m512i acc, const Source& src, int64_t r, const PackedQB& B, int64_t j0,
+                                       float lo, float hi, float* c, __mmask16 mask) {
+  const __m512i off = _mm512_set1_epi32(static_cast<int32_t>(src.row_offset[r]));
+  const __m512i v = _mm512_sub_epi32(acc, _mm512_mullo_epi32(off, _mm512_loadu_si512(B.colsum.data() + j0)));
+  const __m512 s = _mm512_mul_ps(_mm512_set1_ps(src.row_scale[r]), _mm512_loadu_ps(src.col_scale + j0));
+  __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), s);
+  if (src.bias != nullptr) f = _mm512_add_ps(f, _mm512_loadu_ps(src.bias + j0));
+  f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
+  _mm512_mask_storeu_ps(c, mask, f);
+}
+
+// Row r (of the whole product) from its accumulator.
+ETK_VNNI inline void store(__m512i acc, const Source& src, int64_t r, const PackedQB& B, int64_t j0, float lo, float hi,
+                           float* c, __mmask16 mask) {
+  if (src.row_offset != nullptr) {
+    store_row_dynamic(acc, src, r, B, j0, lo, hi, c, mask);
+  } else {
+    store_row(acc, B, j0, lo, hi, c, mask);
+  }
+}
+
+// Rows [m, m + mr) (u8 activations, Kp bytes each) times every panel, into C (rows from m).
+ETK_VNNI void block(const Source& src, int64_t m, const uint8_t* u, int64_t mr, const PackedQB& B, float lo, float hi,
+                    float* C, int64_t rsc) {
   const int64_t Kp = B.Kp, groups = Kp / 4;
   for (int64_t j0 = 0; j0 < B.N; j0 += kNr) {
     const int8_t* panel = B.data.data() + (j0 / kNr) * Kp * kNr;
@@ -128,10 +158,10 @@ ETK_VNNI void block(const uint8_t* u, int64_t mr, const PackedQB& B, float lo, f
         a2 = _mm512_dpbusd_epi32(a2, _mm512_set1_epi32(x2), b);
         a3 = _mm512_dpbusd_epi32(a3, _mm512_set1_epi32(x3), b);
       }
-      store_row(a0, B, j0, lo, hi, C + i * rsc + j0, mask);
-      store_row(a1, B, j0, lo, hi, C + (i + 1) * rsc + j0, mask);
-      store_row(a2, B, j0, lo, hi, C + (i + 2) * rsc + j0, mask);
-      store_row(a3, B, j0, lo, hi, C + (i + 3) * rsc + j0, mask);
+      store(a0, src, m + i, B, j0, lo, hi, C + i * rsc + j0, mask);
+      store(a1, src, m + i + 1, B, j0, lo, hi, C + (i + 1) * rsc + j0, mask);
+      store(a2, src, m + i + 2, B, j0, lo, hi, C + (i + 2) * rsc + j0, mask);
+      store(a3, src, m + i + 3, B, j0, lo, hi, C + (i + 3) * rsc + j0, mask);
     }
     for (; i < mr; ++i) {
       const uint8_t* ui = u + i * Kp;
@@ -141,7 +171,7 @@ ETK_VNNI void block(const uint8_t* u, int64_t mr, const PackedQB& B, float lo, f
         std::memcpy(&x, ui + g * 4, 4);
         a = _mm512_dpbusd_epi32(a, _mm512_set1_epi32(x), _mm512_loadu_si512(panel + g * kNr * 4));
       }
-      store_row(a, B, j0, lo, hi, C + i * rsc + j0, mask);
+      store(a, src, m + i, B, j0, lo, hi, C + i * rsc + j0, mask);
     }
   }
 }
@@ -158,14 +188,15 @@ ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B,
     const float* const* seg = src.segments ? src.segments(src.ctx, m, mr, scratch.data()) : nullptr;
     for (int64_t i = 0; i < mr; ++i) {
       uint8_t* d = u.data() + i * B.Kp;
+      const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
       if (seg == nullptr) {
-        to_u8(src.A + (m + i) * src.rsa, B.K, B.a_offset, d);
+        to_u8(src.A + (m + i) * src.rsa, B.K, offset, d);
       } else {
-        for (int64_t t = 0; t < src.T; ++t) to_u8(seg[i * src.T + t], src.L, B.a_offset, d + t * src.L);
+        for (int64_t t = 0; t < src.T; ++t) to_u8(seg[i * src.T + t], src.L, offset, d + t * src.L);
       }
       std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
     }
-    block(u.data(), mr, B, lo, hi, C + m * rsc, rsc);
+    block(src, m, u.data(), mr, B, lo, hi, C + m * rsc, rsc);
   }
 }
 
@@ -186,6 +217,27 @@ void qgemm(int64_t M, const float* A, int64_t rsa, const PackedQB& B, float lo, 
   Source src;
   src.A = A;
   src.rsa = rsa;
+  run(src, M, B, lo, hi, C, rsc, parallel);
+}
+
+void qgemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offset, const float* row_scale,
+                   const PackedQB& B, const float* col_scale, const float* bias, float lo, float hi, float* C,
+                   int64_t rsc, bool parallel) {
+  // The epilogue loads 16 columns at a time: pad the per-column vectors to the panels' width.
+  thread_local std::vector<float> cs, bs;
+  cs.assign(col_scale, col_scale + B.N);
+  cs.resize(static_cast<size_t>(B.Np), 0.f);
+  if (bias != nullptr) {
+    bs.assign(bias, bias + B.N);
+    bs.resize(static_cast<size_t>(B.Np), 0.f);
+  }
+  Source src;
+  src.A = A;
+  src.rsa = rsa;
+  src.row_offset = row_offset;
+  src.row_scale = row_scale;
+  src.col_scale = cs.data();
+  src.bias = bias ? bs.data() : nullptr;
   run(src, M, B, lo, hi, C, rsc, parallel);
 }
 

@@ -462,6 +462,44 @@ TEST_F(Kernels, Int8GemmMatchesIntegerReference) {
   }
 }
 
+// The dynamically quantized variant (qd8 x qc8w, fp32 out): each row its own offset and scale.
+TEST_F(Kernels, Int8GemmDynamicRowsMatchReference) {
+  if (!etk::qgemm_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU (the callers keep their fp32 path)";
+  std::mt19937 rng(13);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int it = 0; it < 100; ++it) {
+    const int64_t M = uni(1, 90), K = uni(1, 300), N = uni(1, 70);
+    const bool has_bias = uni(0, 1), par = uni(0, 1);
+    std::vector<float> A(static_cast<size_t>(M * K)), B(static_cast<size_t>(K * N)), offset(M), rscale(M), cscale(N),
+        bias(N);
+    for (int64_t i = 0; i < M; ++i) {
+      offset[i] = static_cast<float>(uni(0, 255));
+      rscale[i] = std::ldexp(static_cast<float>(uni(1, 1000)), -uni(8, 16));
+      for (int64_t k = 0; k < K; ++k) A[i * K + k] = static_cast<float>(uni(0, 255)) - offset[i];
+    }
+    for (auto& v : B) v = static_cast<float>(uni(-128, 127));
+    for (int64_t j = 0; j < N; ++j) {
+      cscale[j] = std::ldexp(static_cast<float>(uni(1, 1000)), -uni(8, 16));
+      bias[j] = static_cast<float>(uni(-1000, 1000)) / 100.f;
+    }
+    etk::PackedQB pq;
+    etk::pack_qb(K, N, B.data(), N, 1, nullptr, nullptr, 0.f, &pq);
+    std::vector<float> C(static_cast<size_t>(M * N));
+    etk::qgemm_dynamic(M, A.data(), K, offset.data(), rscale.data(), pq, cscale.data(),
+                       has_bias ? bias.data() : nullptr, -50.f, 50.f, C.data(), N, par);
+    for (int64_t i = 0; i < M; ++i) {
+      for (int64_t j = 0; j < N; ++j) {
+        int64_t acc = 0;
+        for (int64_t k = 0; k < K; ++k) acc += static_cast<int64_t>(A[i * K + k]) * static_cast<int64_t>(B[k * N + j]);
+        const double want = std::min(
+            50.0, std::max(-50.0, static_cast<double>(acc) * rscale[i] * cscale[j] + (has_bias ? bias[j] : 0.f)));
+        ASSERT_NEAR(C[static_cast<size_t>(i * N + j)], want, 1e-5 * std::max(1.0, std::abs(want)))
+            << "it " << it << " (" << i << ", " << j << ")";
+      }
+    }
+  }
+}
+
 // Random arguments for every kernel: each call must return (failing or not) without crashing.
 TEST_F(Kernels, RandomArgumentsNeverCrash) {
   rng.seed(1234);

@@ -83,7 +83,9 @@ struct Value {
 //             output is quantized (per tensor, or per row for a dynamic output).
 //   kInteger  Add / Multiply of two same-shaped quantized activations, global average pooling of one: XNNPACK's
 //             integer arithmetic (run_integer_node instead of the fp32 kernel).
-enum class QMode : uint8_t { kNone, kRequant, kPassthrough, kGeneric, kInteger };
+//   kDynamicGemm  a fully connected node on a dynamically quantized input with per-channel int8 / int4 weights
+//             (qd8 x qc8w, fp32 out) on the int8 GEMM.
+enum class QMode : uint8_t { kNone, kRequant, kPassthrough, kGeneric, kInteger, kDynamicGemm };
 
 struct Node {
   NodeKind kind = NodeKind::NONE;
@@ -138,6 +140,7 @@ struct Graph {
   std::vector<std::vector<float>> slots;
   // kDynamic values: the scale of each row, written by the node that quantizes them (per call).
   std::vector<std::vector<float>> row_scale;
+  std::vector<std::vector<float>> row_offset;        // and of each row, zero_point + 128 (its u8 = q + 128)
   std::vector<std::vector<float>> dequantized;       // per-call scratch: a kGeneric node's dequantized inputs
   const float* saved_ptrs[5] = {};                   // and their own pointers, restored after the node
   std::vector<std::vector<float>> quantized_inputs;  // per-call: int8 / uint8 graph inputs as floats

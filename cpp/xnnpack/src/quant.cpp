@@ -455,6 +455,26 @@ void pack_for_qgemm(const Graph& g, Node& n) {
   etk::pack_qb(K, N, w.data, transposed ? N : 1, transposed ? 1 : K, bias, n.requant.data(), a_offset, &n.qb);
 }
 
+// qd8 x qc8w (or qc4w) fully connected, fp32 out: the int8 GEMM with the rows' own offsets and scales.
+bool plan_dynamic_gemm(Graph& g, Node& n) {
+  if (n.kind != NodeKind::FullyConnected || n.filter < 0 || !etk::qgemm_available()) return false;
+  const Value& x = g.values[static_cast<size_t>(n.in[0])];
+  const Value& w = g.values[static_cast<size_t>(n.filter)];
+  const Value& y = g.values[static_cast<size_t>(n.out)];
+  const Value* b = n.bias >= 0 ? &g.values[static_cast<size_t>(n.bias)] : nullptr;
+  if (x.q.kind != QKind::kDynamic || y.q.kind != QKind::kNone || w.data == nullptr || w.q.kind != QKind::kChannel ||
+      w.q.dtype == schema::DataType::qcint32 || w.dims.size() != 2 ||
+      (b != nullptr && (b->q.kind != QKind::kNone || b->data == nullptr)))
+    return false;
+  const bool transposed = (n.flags & kFlagTransposeWeights) != 0;
+  const int64_t N = transposed ? w.dims[1] : w.dims[0], K = transposed ? w.dims[0] : w.dims[1];
+  if ((transposed ? 1u : 0u) != w.q.channel_dim || static_cast<int64_t>(w.q.scales.size()) != N) return false;
+  etk::pack_qb(K, N, w.data, transposed ? N : 1, transposed ? 1 : K, nullptr, nullptr, 0.f, &n.qb);
+  n.requant = w.q.scales;  // per output channel
+  n.qmode = QMode::kDynamicGemm;
+  return true;
+}
+
 }  // namespace
 
 Error plan_quantized(Graph& g) {
@@ -496,6 +516,7 @@ Error plan_quantized(Graph& g) {
         continue;
       }
     }
+    if (plan_dynamic_gemm(g, n)) continue;
     if (plan_integer_node(g, n)) continue;
     if (moves_values(n.kind) && same_params_throughout(g, n)) {
       // Moving or clamping integers centered on one zero point is exact: no dequantize / quantize pass.
@@ -529,6 +550,7 @@ Error plan_quantized(Graph& g) {
       if (n.qmode == QMode::kRequant) pack_for_qgemm(g, n);
   }
   g.row_scale.assign(g.values.size(), std::vector<float>());
+  g.row_offset.assign(g.values.size(), std::vector<float>());
   return Error::Ok;
 }
 
@@ -570,7 +592,9 @@ void quant_inputs(Graph& g, const Node& n) {
 }
 
 void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
-  if (n.qmode == QMode::kNone || n.qmode == QMode::kPassthrough || n.qmode == QMode::kInteger) return;
+  if (n.qmode == QMode::kNone || n.qmode == QMode::kPassthrough || n.qmode == QMode::kInteger ||
+      n.qmode == QMode::kDynamicGemm)
+    return;
   if (n.qmode == QMode::kRequant) {
     if (n.qb.N > 0) return;  // requantized by the int8 GEMM
     const int64_t oc = static_cast<int64_t>(n.requant.size());
@@ -604,7 +628,9 @@ void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
     const int64_t len = std::max<int64_t>(1, row_length(s, q.channel_dim));
     const int64_t rows = len > 0 ? total / len : 0;
     std::vector<float>& rs = g.row_scale[static_cast<size_t>(n.out)];
+    std::vector<float>& ro = g.row_offset[static_cast<size_t>(n.out)];
     rs.resize(static_cast<size_t>(rows));
+    ro.resize(static_cast<size_t>(rows));
     for (int64_t r = 0; r < rows; ++r) {
       float* row = y + r * len;
       float mn = INFINITY, mx = -INFINITY;
@@ -618,6 +644,7 @@ void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
       const float lo = -128.f - nzp, hi = 127.f - nzp;
       for (int64_t i = 0; i < len; ++i) row[i] = round_even(clampf(row[i] * mult, lo, hi));
       rs[static_cast<size_t>(r)] = 1.f / mult;
+      ro[static_cast<size_t>(r)] = nzp + 128.f;
     }
   }
 }
@@ -647,7 +674,17 @@ Error run_qgemm(Graph& g, const Node& n, float* y) {
   const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
   const int64_t K = n.qb.K, M = numel_dims(si) / std::max<int64_t>(K, 1);
   if (si.empty() || si.back() != K) return node_fail(n, "input channels differ from the weights':", si);
-  etk::qgemm(M, g.ptrs[static_cast<size_t>(n.in[0])], K, n.qb, n.qlo, n.qhi, y, n.qb.N);
+  const float* x = g.ptrs[static_cast<size_t>(n.in[0])];
+  if (n.qmode == QMode::kDynamicGemm) {
+    const std::vector<float>& rs = g.row_scale[static_cast<size_t>(n.in[0])];
+    const std::vector<float>& ro = g.row_offset[static_cast<size_t>(n.in[0])];
+    if (static_cast<int64_t>(rs.size()) != M || static_cast<int64_t>(ro.size()) != M)
+      return node_fail(n, "dynamically quantized input rows differ from the weights' input channels:", si);
+    const float* bias = n.bias >= 0 ? g.ptrs[static_cast<size_t>(n.bias)] : nullptr;
+    etk::qgemm_dynamic(M, x, K, ro.data(), rs.data(), n.qb, n.requant.data(), bias, n.out_min, n.out_max, y, n.qb.N);
+    return Error::Ok;
+  }
+  etk::qgemm(M, x, K, n.qb, n.qlo, n.qhi, y, n.qb.N);
   return Error::Ok;
 }
 
