@@ -124,9 +124,9 @@ def test_delegate_runs_on_the_configured_pool(
 ) -> None:
     # EXECUTORCH_NUM_THREADS sizes the one process-wide pool, and the delegate's convolutions run on exactly that
     # many threads: the process never has more threads than that (the caller + threads - 1 workers; no second
-    # pool, no XNNPACK/pthreadpool threads), and with a pool every one of them does work.
+    # pool, no XNNPACK/pthreadpool threads), and with a pool every one of them (up to the CPU count) does work.
     case = next(c for c in XNNPACK if c.fixture == "resnet_block")
-    cmd = [str(sdk / "bin" / "executorch_runner"), str(case.pte), "--repeat", "3000"]
+    cmd = [str(sdk / "bin" / "executorch_runner"), str(case.pte), "--repeat", "10000"]
     for i in case.inputs:
         cmd += ["--input", str(i)]
     # EXECUTORCH_GEMM_PARALLEL_MIN=0: split every product, even the fixture's small ones (by default products
@@ -152,7 +152,10 @@ def test_delegate_runs_on_the_configured_pool(
     assert "median_us" in out
     assert most == threads, f"{most} threads seen with EXECUTORCH_NUM_THREADS={threads}"
     busy = [tid for tid, t in last.items() if t > 0]
-    assert len(busy) == threads, f"threads that ran: {last}"
+    # With more pool threads than CPUs a descheduled worker's share goes to whoever runs (the pool's dynamic
+    # distribution), so a worker may do nothing; then at least as many threads as there are CPUs did work.
+    cpus = len(os.sched_getaffinity(0))
+    assert len(busy) >= min(threads, cpus), f"threads that ran: {last} ({cpus} CPUs)"
 
 
 def test_missing_delegate_library_names_the_package(sdk: Path, tmp_path: Path, quiet_env: dict[str, str]) -> None:
