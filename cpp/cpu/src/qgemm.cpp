@@ -1,6 +1,6 @@
 // The int8 GEMM (qgemm.h): activations converted to u8 per block of rows (dense rows or igemm-style segments),
-// weights packed into 16-column panels of 4-byte K groups, and a 4-row x 16-column AVX-512 VNNI micro-kernel with
-// the requantizing epilogue.
+// weights packed into 16-column panels of 4-byte K groups, and 4-row x 32-column (two panels) and x 16-column
+// AVX-512 VNNI micro-kernels with the requantizing epilogue.
 #include "qgemm.h"
 
 #include "isa.h"
@@ -138,10 +138,60 @@ ETK_VNNI inline void store(__m512i acc, const Source& src, int64_t r, const Pack
 ETK_VNNI void block(const Source& src, int64_t m, const uint8_t* u, int64_t mr, const PackedQB& B, float lo, float hi,
                     float* C, int64_t rsc) {
   const int64_t Kp = B.Kp, groups = Kp / 4;
-  for (int64_t j0 = 0; j0 < B.N; j0 += kNr) {
+  auto mask_of = [&](int64_t j) { return static_cast<__mmask16>((1u << std::min<int64_t>(kNr, B.N - j)) - 1u); };
+  int64_t j0 = 0;
+  // Two panels at a time: each broadcast of 4 activation bytes feeds two vpdpbusd (4 rows x 32 columns).
+  for (; j0 + kNr < B.N; j0 += 2 * kNr) {
+    const int8_t* p0 = B.data.data() + (j0 / kNr) * Kp * kNr;
+    const int8_t* p1 = p0 + Kp * kNr;
+    const __mmask16 m0 = mask_of(j0), m1 = mask_of(j0 + kNr);
+    int64_t i = 0;
+    for (; i + 4 <= mr; i += 4) {
+      const uint8_t* u0 = u + i * Kp;
+      __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+      for (int64_t g = 0; g < groups; ++g) {
+        const __m512i w0 = _mm512_loadu_si512(p0 + g * kNr * 4), w1 = _mm512_loadu_si512(p1 + g * kNr * 4);
+        int32_t x0, x1, x2, x3;
+        std::memcpy(&x0, u0 + g * 4, 4);
+        std::memcpy(&x1, u0 + Kp + g * 4, 4);
+        std::memcpy(&x2, u0 + 2 * Kp + g * 4, 4);
+        std::memcpy(&x3, u0 + 3 * Kp + g * 4, 4);
+        const __m512i v0 = _mm512_set1_epi32(x0), v1 = _mm512_set1_epi32(x1), v2 = _mm512_set1_epi32(x2),
+                      v3 = _mm512_set1_epi32(x3);
+        a0 = _mm512_dpbusd_epi32(a0, v0, w0);
+        b0 = _mm512_dpbusd_epi32(b0, v0, w1);
+        a1 = _mm512_dpbusd_epi32(a1, v1, w0);
+        b1 = _mm512_dpbusd_epi32(b1, v1, w1);
+        a2 = _mm512_dpbusd_epi32(a2, v2, w0);
+        b2 = _mm512_dpbusd_epi32(b2, v2, w1);
+        a3 = _mm512_dpbusd_epi32(a3, v3, w0);
+        b3 = _mm512_dpbusd_epi32(b3, v3, w1);
+      }
+      const __m512i acc0[4] = {a0, a1, a2, a3}, acc1[4] = {b0, b1, b2, b3};
+      for (int r = 0; r < 4; ++r) {
+        float* c = C + (i + r) * rsc + j0;
+        store(acc0[r], src, m + i + r, B, j0, lo, hi, c, m0);
+        store(acc1[r], src, m + i + r, B, j0 + kNr, lo, hi, c + kNr, m1);
+      }
+    }
+    for (; i < mr; ++i) {
+      const uint8_t* ui = u + i * Kp;
+      __m512i a = _mm512_setzero_si512(), b = a;
+      for (int64_t g = 0; g < groups; ++g) {
+        int32_t x;
+        std::memcpy(&x, ui + g * 4, 4);
+        const __m512i v = _mm512_set1_epi32(x);
+        a = _mm512_dpbusd_epi32(a, v, _mm512_loadu_si512(p0 + g * kNr * 4));
+        b = _mm512_dpbusd_epi32(b, v, _mm512_loadu_si512(p1 + g * kNr * 4));
+      }
+      store(a, src, m + i, B, j0, lo, hi, C + i * rsc + j0, m0);
+      store(b, src, m + i, B, j0 + kNr, lo, hi, C + i * rsc + j0 + kNr, m1);
+    }
+  }
+  // The last panel alone.
+  for (; j0 < B.N; j0 += kNr) {
     const int8_t* panel = B.data.data() + (j0 / kNr) * Kp * kNr;
-    const int64_t nc = std::min<int64_t>(kNr, B.N - j0);
-    const auto mask = static_cast<__mmask16>((1u << nc) - 1u);
+    const __mmask16 mask = mask_of(j0);
     int64_t i = 0;
     for (; i + 4 <= mr; i += 4) {
       const uint8_t* u0 = u + i * Kp;
