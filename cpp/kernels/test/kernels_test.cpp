@@ -119,6 +119,16 @@ void fill(const OwnedTensor& t) {
 }
 
 // The kernels library is loaded as a component, as applications do.
+// An igemm / qigemm row source over a precomputed segment table ([row * T + t]).
+struct SegmentTable {
+  const std::vector<const float*>* table;
+  int64_t T;
+};
+const float* const* table_rows(const void* c, int64_t m0, int64_t, const float**) {
+  const SegmentTable& x = *static_cast<const SegmentTable*>(c);
+  return x.table->data() + m0 * x.T;
+}
+
 class Kernels : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -266,14 +276,8 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
     // Segment table: row i, segment t -> somewhere in src, or zeros (L <= 20 < 64).
     std::vector<const float*> table(static_cast<size_t>(M * T));
     for (auto& ptr : table) ptr = uni(0, 5) == 0 ? zeros : src.data() + uni(0, static_cast<int>(M * K - L));
-    struct Ctx {
-      const std::vector<const float*>* table;
-      int64_t T;
-    } ctx{&table, T};
-    auto rows = [](const void* c, int64_t m0, int64_t, const float**) -> const float* const* {
-      const Ctx& x = *static_cast<const Ctx*>(c);
-      return x.table->data() + m0 * x.T;
-    };
+    const SegmentTable ctx{&table, T};
+    const etk::RowSegments rows = &table_rows;
     const float lo = clamp ? -0.5f : -INFINITY, hi = clamp ? 0.7f : INFINITY;
     const int64_t ldc = N + uni(0, 3);
     std::vector<float> C(static_cast<size_t>(M * ldc), 123.f);
@@ -432,14 +436,8 @@ TEST_F(Kernels, Int8GemmMatchesIntegerReference) {
     for (int64_t i = 0; i < M; ++i)
       for (int64_t t = 0; t < T; ++t)
         table[static_cast<size_t>(i * T + t)] = uni(0, 6) == 0 ? zeros.data() : A.data() + i * K + t * L;
-    struct Ctx {
-      const std::vector<const float*>* table;
-      int64_t T;
-    } ctx{&table, T};
-    auto rows = [](const void* c, int64_t m0, int64_t, const float**) -> const float* const* {
-      const Ctx& x = *static_cast<const Ctx*>(c);
-      return x.table->data() + m0 * x.T;
-    };
+    const SegmentTable ctx{&table, T};
+    const etk::RowSegments rows = &table_rows;
     std::vector<float> C(static_cast<size_t>(M * N), -999.f);
     if (segmented) {
       etk::qigemm(M, T, L, rows, &ctx, pq, lo, hi, C.data(), N, par);
