@@ -11,47 +11,14 @@
 
 #include <executorch/extension/parallel/thread_parallel.h>
 #include <executorch/runtime/kernel/kernel_includes.h>
+#include <kernel_base.h>
 
 namespace etq {
 
-namespace rt = ::executorch::runtime;
-using rt::Error;
-using rt::EValue;
-using rt::KernelRuntimeContext;
-using rt::Span;
-using Tensor = ::executorch::aten::Tensor;
-using ScalarType = ::executorch::aten::ScalarType;
-using SizesType = ::executorch::aten::SizesType;
-using Args = Span<EValue*>;
-
-constexpr int kMaxDim = 16;
-// Elements of work below which a loop stays on the calling thread.
-constexpr int64_t kGrain = 32768;
-
-// ---------------------------------------------------------------------------------------------------------
-// Failing. The first failure of a call wins. Reasons name the argument by its schema index and name
-// ("argument 1 (scale) is 0, ..."); Method::execute prefixes the method and the operator.
-void fail(KernelRuntimeContext& ctx, Error e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-inline bool failed(const KernelRuntimeContext& ctx) { return ctx.failure_state() != Error::Ok; }
-const char* dtype_name(ScalarType t);
-std::string shape_string(const Tensor& t);
-
-// ---------------------------------------------------------------------------------------------------------
-// Arguments, by schema index (counting from 0) and name. Each returns false after failing ctx.
-bool check_nargs(KernelRuntimeContext& ctx, Args args, size_t n);
-// A validated tensor (dense, within its storage, with data when non-empty); nullptr after failing ctx.
-const Tensor* arg_tensor(KernelRuntimeContext& ctx, Args args, size_t i, const char* name);
-// None -> *t = nullptr.
-bool arg_opt_tensor(KernelRuntimeContext& ctx, Args args, size_t i, const char* name, const Tensor** t);
-bool arg_int(KernelRuntimeContext& ctx, Args args, size_t i, const char* name, int64_t* v);
-bool arg_double(KernelRuntimeContext& ctx, Args args, size_t i, const char* name, double* v);
-// A ScalarType (given as an int); any valid dtype.
-bool arg_dtype(KernelRuntimeContext& ctx, Args args, size_t i, const char* name, ScalarType* t);
-bool arg_opt_dtype(KernelRuntimeContext& ctx, Args args, size_t i, const char* name, ScalarType* t, bool* has);
+using namespace ::etkb;  // NOLINT: the shared kernel-authoring base (cpp/cpu/include/kernel_base.h)
 
 // ---------------------------------------------------------------------------------------------------------
 // Tensors.
-bool is_contiguous(const Tensor& t);
 bool same_shape(const Tensor& a, const Tensor& b);
 // Same sizes and same strides: element k of one's storage is element k of the other's.
 bool same_layout(const Tensor& a, const Tensor& b);
