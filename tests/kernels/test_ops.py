@@ -717,6 +717,47 @@ bad(
     r"indices \(argument 1\) hold 4, out of range for size 4",
 )
 bad("index-float", "aten::index.Tensor_out", (ix, TL((np.array([1.0], f32),), opt=True), Out(f32, (1, 5, 6))))
+# index_put: out = self with out[indices] = values (broadcast), or += with accumulate (repeated indices add up).
+ref_ip = ix.copy()
+ref_ip[ii] = ix[0, :, :]
+ok("index_put", "aten::index_put.out", (ix, TL((ii,), opt=True), ix[0], False, like(ix)), ref_ip)
+ref_ipa = ix.copy()
+np.add.at(ref_ipa, (slice(None), np.array([1, 1, 4])), 1.0)
+ok(
+    "index_put-accumulate-repeated",
+    "aten::index_put.out",
+    (ix, TL((None, np.array([1, 1, -1], i64)), opt=True), np.ones((1,), f32), True, like(ix)),
+    ref_ipa,
+)
+# The KV-cache pattern of export_llama -kv: cache[:, :, input_pos] = k_new, in place.
+kv = r(1, 2, 8, 4)
+ref_kv = kv.copy()
+ref_kv[:, :, [3, 4]] = 5.0
+ok(
+    "index_put-kv-cache",
+    "aten::index_put.out",
+    (kv, TL((None, None, np.array([3, 4], i64)), opt=True), np.full((1, 2, 2, 4), 5.0, f32), False, like(kv)),
+    ref_kv,
+)
+bad(
+    "index_put-values-shape",
+    "aten::index_put.out",
+    (ix, TL((ii,), opt=True), r(2, 5, 6), False, like(ix)),
+    r"argument 2 \(values\) of shape \[2, 5, 6\] does not broadcast to the indexed shape \[3, 5, 6\]",
+)
+bad(
+    "index_put-oob",
+    "aten::index_put.out",
+    (ix, TL((np.array([7], i64),), opt=True), ix[0], False, like(ix)),
+    r"hold 7, out of range for size 4",
+)
+bad("index_put-dtype", "aten::index_put.out", (ix, TL((ii,), opt=True), ix[0].astype(i64), False, like(ix)))
+# copy_ writes src (broadcast, converted) into self in place: self is the harness's first output here.
+csrc = r(5, dtype=i64, lo=-9, hi=9)
+ok("copy_", "aten::copy_", (Out(f32, (4, 5)), csrc, False, Out(f32, (4, 5))), np.broadcast_to(csrc, (4, 5)))
+cs = r(1, 5)
+ok("copy.out", "aten::copy.out", (r(4, 5), cs, False, Out(f32, (4, 5))), np.broadcast_to(cs, (4, 5)))
+bad("copy.out-no-broadcast", "aten::copy.out", (r(4, 5), r(3, 5), False, Out(f32, (4, 5))), r"does not broadcast")
 ok("index_select", "aten::index_select.out", (ix, 1, np.array([4, 0, 0], i64), Out(f32, (4, 3, 6))), ix[:, [4, 0, 0]])
 bad("index_select-2d-index", "aten::index_select.out", (ix, 1, np.zeros((1, 1), i64), Out(f32, (4, 1, 6))))
 gi = rng.integers(0, 5, (4, 3, 6)).astype(i64)

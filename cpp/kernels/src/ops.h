@@ -86,6 +86,8 @@
   X("aten::split_copy.Tensor_out", split_copy_tensor_out)                                      \
   X("aten::expand_copy.out", expand_copy_out)                                                  \
   X("aten::clone.out", clone_out)                                                              \
+  X("aten::copy_", copy_inplace)                                                               \
+  X("aten::copy.out", copy_out)                                                                \
   X("aten::_to_copy.out", to_copy_out)                                                         \
   X("dim_order_ops::_to_dim_order_copy.out", to_dim_order_copy_out)                            \
   X("dim_order_ops::_clone_dim_order.out", clone_dim_order_out)                                \
@@ -150,6 +152,7 @@
   X("aten::detach_copy.out", alias_copy_out)                                                   \
   X("aten::lift_fresh_copy.out", alias_copy_out)                                               \
   X("aten::index.Tensor_out", index_tensor_out)                                                \
+  X("aten::index_put.out", index_put_out)                                                      \
   X("aten::index_select.out", index_select_out)                                                \
   X("aten::gather.out", gather_out)                                                            \
   X("aten::select_scatter.out", select_scatter_out)                                            \

@@ -541,6 +541,45 @@ void clone_out(KernelRuntimeContext& ctx, Args args) {
   same_shape_copy(ctx, *in, *out);
 }
 
+namespace {
+// dst = src broadcast to dst's shape (dtype converted): copy_ and copy.out.
+void broadcast_copy(KernelRuntimeContext& ctx, const Tensor& src, const Tensor& dst, const char* dst_name) {
+  if (!dtypes_copyable(src.scalar_type(), dst.scalar_type()))
+    return fail_dtypes(ctx, "argument 1 (src)", src.scalar_type(), dst.scalar_type());
+  Operand so = operand_of(src);
+  Operand to = operand_of(dst);
+  const Operand* both[] = {&so, &to};
+  Shape s = shape_of(dst);
+  Shape bs;
+  if (src.dim() > dst.dim() || !broadcast_shape(both, 2, &bs) || bs.numel() != s.numel())
+    return fail(ctx, Error::InvalidArgument, "argument 1 (src) of shape %s does not broadcast to %s of shape %s",
+                shape_string(src).c_str(), dst_name, shape_string(dst).c_str());
+  if (dst.numel() == 0 || dst.const_data_ptr() == src.const_data_ptr()) return;
+  copy_operand(to, so, s);
+}
+}  // namespace
+
+// copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!): in place; how a program writes a
+// mutable buffer (e.g. a KV cache) back.
+void copy_inplace(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* self = arg_tensor(ctx, args, 0);
+  const Tensor* src = self ? arg_tensor(ctx, args, 1) : nullptr;
+  if (!src) return;
+  broadcast_copy(ctx, *src, *self, "argument 0 (self)");
+}
+
+// copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out): src broadcast to self's shape.
+void copy_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 4)) return;
+  const Tensor* self = arg_tensor(ctx, args, 0);
+  const Tensor* src = self ? arg_tensor(ctx, args, 1) : nullptr;
+  const Tensor* out = src ? arg_tensor(ctx, args, 3) : nullptr;
+  if (!out) return;
+  if (!resize_out(ctx, *out, shape_of(*self))) return;
+  broadcast_copy(ctx, *src, *out, "the output");
+}
+
 void to_copy_out(KernelRuntimeContext& ctx, Args args) {
   if (!check_nargs(ctx, args, 4)) return;
   const Tensor* in = arg_tensor(ctx, args, 0);

@@ -78,26 +78,46 @@ void neg_scalar(KernelRuntimeContext& ctx, Span<EValue*> args) {
 }
 
 void et_view(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  // et_view.default(Tensor self, int[] size) -> Tensor: the output shares self's data.
+  // et_view.default(Tensor self, int[] size) -> Tensor: the output shares self's data. One size may be -1 (the
+  // number of elements left), as in view_copy; sizes may be symbolic (values computed earlier in the program).
   if (args.size() < 3 || !args[0]->isTensor() || !args[1]->isIntList() || !args[2]->isTensor()) {
-    return ctx.fail(Error::InvalidArgument);
+    return ctx.fail(Error::InvalidArgument, "et_view: expected (Tensor self, int[] size) -> Tensor");
   }
   const Tensor& self = args[0]->toTensor();
   Tensor out = args[2]->toTensor();
   auto size = args[1]->toIntList();
   if (static_cast<ssize_t>(size.size()) != out.dim() || out.scalar_type() != self.scalar_type() || size.size() > 16) {
-    return ctx.fail(Error::InvalidArgument);
+    return ctx.fail(Error::InvalidArgument, "et_view: %zu sizes for a %zd-d output (self's dtype must be the output's)",
+                    size.size(), static_cast<ssize_t>(out.dim()));
   }
   executorch::aten::SizesType sizes[16];
   int64_t n = 1;
+  int infer = -1;
   for (size_t i = 0; i < size.size(); ++i) {
-    if (size[i] < 0 || size[i] > INT32_MAX) return ctx.fail(Error::InvalidArgument);
+    if (size[i] == -1 && infer < 0) {
+      infer = static_cast<int>(i);
+      continue;
+    }
+    if (size[i] < 0 || size[i] > INT32_MAX) {
+      return ctx.fail(Error::InvalidArgument, "et_view: size %zu is %lld", i, static_cast<long long>(size[i]));
+    }
     sizes[i] = static_cast<executorch::aten::SizesType>(size[i]);
     n *= size[i];
   }
-  if (n != self.numel()) return ctx.fail(Error::InvalidArgument);
+  if (infer >= 0) {
+    if (n == 0 || self.numel() % n != 0) {
+      return ctx.fail(Error::InvalidArgument, "et_view: cannot infer size %d: %zd elements, %lld in the other sizes",
+                      infer, static_cast<ssize_t>(self.numel()), static_cast<long long>(n));
+    }
+    sizes[infer] = static_cast<executorch::aten::SizesType>(self.numel() / n);
+    n = self.numel();
+  }
+  if (n != self.numel()) {
+    return ctx.fail(Error::InvalidArgument, "et_view: the sizes hold %lld elements, self %zd",
+                    static_cast<long long>(n), static_cast<ssize_t>(self.numel()));
+  }
   if (resize_tensor(out, ArrayRef<executorch::aten::SizesType>(sizes, size.size())) != Error::Ok) {
-    return ctx.fail(Error::InvalidArgument);
+    return ctx.fail(Error::InvalidArgument, "et_view: the output cannot take the new sizes (beyond its bound)");
   }
   out.set_data(self.mutable_data_ptr());
 }
