@@ -918,7 +918,7 @@ def real_model_specs(full_size: bool = False) -> list[tuple[str, str, Any, tuple
 
     def regnet_y(width: int) -> nn.Module:
         params = BlockParams.from_init_params(
-            depth=13, w_0=width, w_a=width * 1.5, w_m=2.4, group_width=8, se_ratio=0.25
+            depth=10, w_0=width, w_a=width * 1.5, w_m=2.4, group_width=8, se_ratio=0.25
         )
         return RegNet(params, num_classes=10)
 
@@ -973,7 +973,7 @@ def real_model_specs(full_size: bool = False) -> list[tuple[str, str, Any, tuple
         ),
         (
             "tv_regnet_y",
-            "torchvision RegNet-Y (13 blocks, w_0 16, group width 8, SE 0.25), 10 classes, on [1,3,128,128].",
+            "torchvision RegNet-Y (10 blocks, w_0 16, group width 8, SE 0.25), 10 classes, on [1,3,128,128].",
             lambda: regnet_y(16),
             img,
         ),
