@@ -60,12 +60,17 @@ def test_only_exported_api_symbols(sdk: Path) -> None:
     assert not [s for s in symbols if "flatbuffers" in s or "et_pte" in s]
     kernels = check_artifacts.defined_symbols(sdk / "lib" / "libexecutorch_kernels.so.0.1")
     assert not [s for s in kernels if "executorch" in s and "::" in s], kernels[:20]
-    # Every other kernel component (components.toml: operator_namespaces) exports its descriptor and nothing else.
+    # Every other kernel component (components.toml: operator_namespaces) exports its descriptor and nothing else;
+    # the LLM component also its C++ text runner API (namespace executorch::extension::llm).
+    api = {"llm": ("_ZN10executorch9extension3llm", "_ZNK10executorch9extension3llm")}
     for name, comp in build_conda.built_components(build_conda.load_manifest()).items():
         if "operator_namespaces" not in comp or name == "kernels":
             continue
         (lib,) = (sdk / "lib").glob(f"libexecutorch_{name}.so.*")
-        assert [s for s in check_artifacts.defined_symbols(lib) if not s.startswith("_")] == ["executorch_component"]
+        symbols = check_artifacts.defined_symbols(lib)
+        assert [s for s in symbols if not s.startswith("_")] == ["executorch_component"]
+        others = [s for s in symbols if s.startswith("_") and not s.startswith(api.get(name, ("-",)))]
+        assert not [s for s in others if s.startswith("_Z")], (name, others[:10])
 
 
 @pytest.mark.cuda

@@ -1,0 +1,25 @@
+#pragma once
+// Every kernel in the library, as X(operator name, function); upstream's schemas are in
+// extension/llm/custom_ops/op_sdpa_aot.cpp. register.cpp registers this list.
+#include <kernel_base.h>
+
+#define ETL_OPS(X)                                                         \
+  X("llama::update_cache.out", update_cache_out)                           \
+  X("llama::update_cache_with_indices.out", update_cache_with_indices_out) \
+  X("llama::custom_sdpa.out", custom_sdpa_out)                             \
+  X("llama::sdpa_with_kv_cache.out", sdpa_with_kv_cache_out)
+
+namespace etl {
+using namespace ::etkb;  // NOLINT: the shared kernel-authoring base
+#define ETL_DECLARE(name, fn) void fn(KernelRuntimeContext& ctx, Args args);
+ETL_OPS(ETL_DECLARE)
+#undef ETL_DECLARE
+
+// Writes value [B, S, H, D] into cache [B, L, H, D] at sequence positions start_pos.. (or indices[b, s]),
+// checking shapes and bounds; false after failing ctx. `what` names the cache for messages.
+bool write_cache(KernelRuntimeContext& ctx, const Tensor& value, const Tensor& cache, int64_t start_pos,
+                 const Tensor* indices, const char* what);
+// Attention of q [B, S, Hq, D] over k / v [B, L, Hkv, D] into out (resized to q's shape); see sdpa.cpp.
+void attention(KernelRuntimeContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v, int64_t start_pos,
+               const Tensor* mask, bool is_causal, bool has_scale, double scale, const Tensor& out);
+}  // namespace etl

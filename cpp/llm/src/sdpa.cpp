@@ -1,0 +1,159 @@
+// llama::custom_sdpa.out and llama::sdpa_with_kv_cache.out: scaled dot-product attention of the new queries over
+// a KV cache (upstream: extension/llm/custom_ops/op_sdpa.cpp). Layout [batch, seq, heads, head_dim] for queries
+// and caches; grouped-query attention when the cache has fewer heads than the queries. Without a mask, query i
+// (absolute position start_pos + i) sees the cache's first start_pos + seq_len positions, and with is_causal only
+// those up to its own; with a mask ([seq_len, cache_len], added to the scores) it sees the whole cache. Each
+// (batch, query, head) row is one softmax over its scores, rows split over the shared thread pool.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <executorch/extension/parallel/thread_parallel.h>
+
+#include "ops.h"
+
+namespace etl {
+namespace {
+
+float dot(const float* a, const float* b, int64_t n) {
+  float acc[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] += a[i + k] * b[i + k];
+  float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+}  // namespace
+
+void attention(KernelRuntimeContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v, int64_t start_pos,
+               const Tensor* mask, bool is_causal, bool has_scale, double scale, const Tensor& out) {
+  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4)
+    return fail(ctx, Error::InvalidArgument, "query %s, key %s and value %s must be 4-d [batch, seq, heads, head_dim]",
+                shape_string(q).c_str(), shape_string(k).c_str(), shape_string(v).c_str());
+  if (q.scalar_type() != ScalarType::Float || k.scalar_type() != ScalarType::Float ||
+      v.scalar_type() != ScalarType::Float || out.scalar_type() != ScalarType::Float)
+    return fail(ctx, Error::InvalidType, "query, key, value and out must be Float (got %s, %s, %s, %s)",
+                dtype_name(q.scalar_type()), dtype_name(k.scalar_type()), dtype_name(v.scalar_type()),
+                dtype_name(out.scalar_type()));
+  const int64_t B = q.size(0), S = q.size(1), Hq = q.size(2), D = q.size(3);
+  const int64_t L = k.size(1), Hkv = k.size(2);
+  if (k.size(0) != B || v.size(0) != B || k.size(3) != D || v.size(3) != D || v.size(1) != L || v.size(2) != Hkv ||
+      Hkv == 0 || Hq % Hkv != 0)
+    return fail(ctx, Error::InvalidArgument,
+                "query %s does not fit key %s / value %s (batch and head_dim must agree, the query heads must be a "
+                "multiple of the key heads)",
+                shape_string(q).c_str(), shape_string(k).c_str(), shape_string(v).c_str());
+  if (!is_contiguous(q) || !is_contiguous(k) || !is_contiguous(v))
+    return fail(ctx, Error::InvalidArgument, "query, key and value must be contiguous");
+  int64_t num_keys = L;
+  if (mask != nullptr) {
+    if (is_causal) return fail(ctx, Error::InvalidArgument, "attn_mask and is_causal cannot both be set");
+    if (mask->scalar_type() != ScalarType::Float || mask->dim() != 2 || mask->size(0) != S || mask->size(1) != L ||
+        !is_contiguous(*mask))
+      return fail(ctx, Error::InvalidArgument, "attn_mask must be a contiguous Float [%lld, %lld], got %s %s",
+                  static_cast<long long>(S), static_cast<long long>(L), dtype_name(mask->scalar_type()),
+                  shape_string(*mask).c_str());
+  } else {
+    if (start_pos < 0 || S > L || start_pos > L - S)
+      return fail(ctx, Error::InvalidArgument,
+                  "start_pos %lld + %lld queries exceed the cache's %lld positions (the prompt or the generation is "
+                  "longer than the program's max context length)",
+                  static_cast<long long>(start_pos), static_cast<long long>(S), static_cast<long long>(L));
+    num_keys = start_pos + S;
+  }
+  SizesType sizes[4] = {static_cast<SizesType>(B), static_cast<SizesType>(S), static_cast<SizesType>(Hq),
+                        static_cast<SizesType>(D)};
+  if (rt::resize_tensor(out, {sizes, 4}) != Error::Ok)
+    return fail(ctx, Error::InvalidArgument, "out cannot take the query's shape %s", shape_string(q).c_str());
+  if (!is_contiguous(out)) return fail(ctx, Error::InvalidArgument, "out must be contiguous");
+  const float sc = has_scale ? static_cast<float>(scale) : 1.0f / std::sqrt(static_cast<float>(D));
+  const float* qp = static_cast<const float*>(q.const_data_ptr());
+  const float* kp = static_cast<const float*>(k.const_data_ptr());
+  const float* vp = static_cast<const float*>(v.const_data_ptr());
+  const float* mp = mask ? static_cast<const float*>(mask->const_data_ptr()) : nullptr;
+  float* op = static_cast<float*>(out.mutable_data_ptr());
+  const int64_t group = Hq / Hkv;
+  const int64_t rows = B * S * Hq;
+  auto run = [&](int64_t begin, int64_t end) {
+    std::vector<float> p(static_cast<size_t>(num_keys));
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t h = r % Hq, i = (r / Hq) % S, b = r / (Hq * S);
+      const int64_t kvh = h / group;
+      const int64_t n = mask || !is_causal ? num_keys : start_pos + i + 1;
+      const float* qrow = qp + r * D;
+      const float* kbase = kp + (b * L * Hkv + kvh) * D;
+      const float* vbase = vp + (b * L * Hkv + kvh) * D;
+      float m = -INFINITY;
+      for (int64_t j = 0; j < n; ++j) {
+        float s = dot(qrow, kbase + j * Hkv * D, D) * sc;
+        if (mp) s += mp[i * L + j];
+        p[static_cast<size_t>(j)] = s;
+        m = std::max(m, s);
+      }
+      float* orow = op + r * D;
+      std::fill(orow, orow + D, 0.0f);
+      if (n == 0 || m == -INFINITY) continue;  // every key masked out: zeros, as upstream
+      float sum = 0.0f;
+      for (int64_t j = 0; j < n; ++j) {
+        const float e = std::exp(p[static_cast<size_t>(j)] - m);
+        p[static_cast<size_t>(j)] = e;
+        sum += e;
+      }
+      const float inv = 1.0f / sum;
+      for (int64_t j = 0; j < n; ++j) {
+        const float w = p[static_cast<size_t>(j)] * inv;
+        const float* vrow = vbase + j * Hkv * D;
+        for (int64_t d = 0; d < D; ++d) orow[d] += w * vrow[d];
+      }
+    }
+  };
+  // About 4 * num_keys * head_dim flops a row: stay on the calling thread when the whole call is small.
+  if (rows * num_keys * D < 65536) {
+    run(0, rows);
+  } else {
+    ::executorch::extension::parallel_for(0, rows, 1, run);
+  }
+}
+
+// custom_sdpa.out(Tensor query, Tensor key, Tensor value, SymInt start_pos, Tensor? attn_mask=None,
+// float drpout_p=0.0, bool is_causal=False, float? scale=None, *, Tensor(a!) out)
+void custom_sdpa_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 9)) return;
+  const Tensor *q = arg_tensor(ctx, args, 0, "query"), *k = nullptr, *v = nullptr, *mask = nullptr, *out = nullptr;
+  int64_t start_pos = 0;
+  double dropout = 0, scale = 0;
+  bool is_causal = false, has_scale = false;
+  if (!q || !(k = arg_tensor(ctx, args, 1, "key")) || !(v = arg_tensor(ctx, args, 2, "value")) ||
+      !arg_int(ctx, args, 3, "start_pos", &start_pos) || !arg_opt_tensor(ctx, args, 4, "attn_mask", &mask) ||
+      !arg_double(ctx, args, 5, "dropout_p", &dropout) || !arg_bool(ctx, args, 6, "is_causal", &is_causal) ||
+      !arg_opt_double(ctx, args, 7, "scale", &scale, &has_scale) || !(out = arg_tensor(ctx, args, 8, "out")))
+    return;
+  attention(ctx, *q, *k, *v, start_pos, mask, is_causal, has_scale, scale, *out);
+}
+
+// sdpa_with_kv_cache.out(Tensor query, Tensor key, Tensor value, Tensor(a!) key_cache, Tensor(b!) value_cache,
+// SymInt start_pos, SymInt seq_len, Tensor? attn_mask=None, float drpout_p=0.0, bool is_causal=False,
+// float? scale=None, *, Tensor(c!) out): the new keys / values into the caches, then custom_sdpa over them.
+void sdpa_with_kv_cache_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 12)) return;
+  const Tensor *q = arg_tensor(ctx, args, 0, "query"), *k = nullptr, *v = nullptr, *kc = nullptr, *vc = nullptr,
+               *mask = nullptr, *out = nullptr;
+  int64_t start_pos = 0, seq_len = 0;
+  double dropout = 0, scale = 0;
+  bool is_causal = false, has_scale = false;
+  if (!q || !(k = arg_tensor(ctx, args, 1, "key")) || !(v = arg_tensor(ctx, args, 2, "value")) ||
+      !(kc = arg_tensor(ctx, args, 3, "key_cache")) || !(vc = arg_tensor(ctx, args, 4, "value_cache")) ||
+      !arg_int(ctx, args, 5, "start_pos", &start_pos) || !arg_int(ctx, args, 6, "seq_len", &seq_len) ||
+      !arg_opt_tensor(ctx, args, 7, "attn_mask", &mask) || !arg_double(ctx, args, 8, "dropout_p", &dropout) ||
+      !arg_bool(ctx, args, 9, "is_causal", &is_causal) || !arg_opt_double(ctx, args, 10, "scale", &scale, &has_scale) ||
+      !(out = arg_tensor(ctx, args, 11, "out")))
+    return;
+  if (!write_cache(ctx, *k, *kc, start_pos, nullptr, "key_cache") ||
+      !write_cache(ctx, *v, *vc, start_pos, nullptr, "value_cache"))
+    return;
+  attention(ctx, *q, *kc, *vc, start_pos, mask, is_causal, has_scale, scale, *out);
+}
+
+}  // namespace etl
