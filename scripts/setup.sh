@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build flatbuffers-compiler libflatbuffers-dev pkg-config binutils
-          clang-19 libclang-rt-19-dev clang-format-19 python3-venv patchelf libgtest-dev)
+          clang-19 libclang-rt-19-dev clang-format-19 python3-venv patchelf libgtest-dev libsentencepiece-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -29,6 +29,7 @@ FIXTURE_MARKERS: dict[str, tuple[str, ...]] = {
     "fuzz_build": ("sanitizer", "slow"),  # libFuzzer for ET_FUZZ_SECONDS (60 s)
     "wheel_venv": ("slow",),  # test_lower, test_inspect: a fresh venv with the wheel installed (~25 s)
     "venv": ("slow",),  # test_wheel, test_cuda_packaging: fresh venvs with the wheel(s) installed (~25-35 s)
+    "llm_venv": ("slow",),  # test_llm: a fresh venv with the wheel and sentencepiece
     "channel": ("conda",),  # test_conda, test_cuda_packaging: the conda channel dist/conda-channel
     "stub_channel": ("conda",),
     "cuda_stubs": ("conda",),

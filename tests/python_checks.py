@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ctypes
 import json
+import re
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -205,6 +207,85 @@ def thread_pool() -> None:
     runtime = Runtime.get()
     runtime.set_thread_count(2)
     assert runtime.thread_count == 2 and _C.num_threadpools() == 1
+
+
+@check
+def llm_generation() -> None:
+    # executorch.llm over upstream's export_llama programs (tests/fixtures/llm): the prefill and every greedy
+    # decode step reproduce upstream's logits, so the tokens are upstream's; the KV cache lives across calls.
+    from executorch.llm import GenerationConfig, TextLLMRunner
+
+    root = FIXTURES / "llm"
+    manifest = json.loads((root / "manifest.json").read_text())
+    for variant, spec in manifest["variants"].items():
+        runner = TextLLMRunner(root / spec["program"], root / manifest["tokenizer"])
+        assert runner.max_context_len == manifest["max_seq_len"]
+        assert runner.vocab_size == manifest["params"]["vocab_size"]
+        assert runner.encode_prompt(manifest["prompt"]) == manifest["prompt_tokens"]
+        seen: list[np.ndarray] = []
+        cfg = GenerationConfig(max_new_tokens=manifest["decode_steps"] + 1, stop_on_eos=False)
+        tokens = list(runner.generate_tokens(manifest["prompt_tokens"], cfg, logits_callback=seen.append))
+        assert tokens == spec["greedy_tokens"], (variant, tokens, spec["greedy_tokens"])
+        ref = np.load(root / spec["logits"])
+        atol = 2e-3 if "8da4w" in variant else 1e-4
+        np.testing.assert_allclose(np.stack(seen), ref, atol=atol, rtol=0, err_msg=variant)
+        # Streaming text is the tokenizer's decoding of those tokens; sampling with a seed repeats itself.
+        text = "".join(runner.generate(manifest["prompt"], cfg))
+        assert text == spec["greedy_text"], (text, spec["greedy_text"])
+        sampled = GenerationConfig(max_new_tokens=6, temperature=0.8, top_p=0.9, seed=7)
+        assert list(runner.generate_tokens(manifest["prompt_tokens"], sampled)) == list(
+            runner.generate_tokens(manifest["prompt_tokens"], sampled)
+        )
+        assert runner.stats.generated_tokens >= 1 and runner.stats.prefill_tokens_per_s > 0
+
+
+@check
+def llm_cli() -> None:
+    root = FIXTURES / "llm"
+    manifest = json.loads((root / "manifest.json").read_text())
+    spec = manifest["variants"]["kv_sdpa_xnnpack"]
+    n = manifest["decode_steps"] + 1
+    cmd = [sys.executable, "-m", "executorch.llm", "--model", str(root / spec["program"])]
+    cmd += ["--tokenizer", str(root / manifest["tokenizer"]), "--prompt", manifest["prompt"]]
+    cmd += ["--max-new-tokens", str(n)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == spec["greedy_text"].strip(), proc.stdout
+    assert re.search(r"prefill [0-9.]+ tokens/s, decode [0-9.]+ tokens/s", proc.stderr), proc.stderr
+    # An over-long prompt is refused before anything runs, naming the limit.
+    long_prompt = [*cmd[:-4], "--prompt", "the river " * 40]
+    proc = subprocess.run(long_prompt, capture_output=True, text=True, check=False)
+    assert proc.returncode == 2 and "shorten the prompt" in proc.stderr and "48" in proc.stderr, proc.stderr
+
+
+@check
+def llm_errors() -> None:
+    from executorch.llm import LLMError, TextLLMRunner
+
+    root = FIXTURES / "llm"
+    manifest = json.loads((root / "manifest.json").read_text())
+    pte = root / manifest["variants"]["kv_portable"]["program"]
+
+    class WrongVocab:
+        vocab_size, bos_id, eos_ids = 32000, 1, {2}
+
+        def encode(self, text: str) -> list[int]:
+            return [3]
+
+        def decode(self, ids: object) -> str:
+            return ""
+
+    for bad, text in (
+        (lambda: TextLLMRunner(pte, WrongVocab()), "use the tokenizer the model was exported with"),
+        (lambda: TextLLMRunner(pte, root / "missing.model"), "does not exist"),
+        (lambda: TextLLMRunner(FIXTURES / "mlp" / "portable.pte", root / manifest["tokenizer"]), "takes 1 inputs"),
+    ):
+        try:
+            bad()
+        except LLMError as e:
+            assert text in str(e), e
+        else:
+            raise AssertionError(f"no error for {text}")
 
 
 def main() -> int:

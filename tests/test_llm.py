@@ -1,0 +1,125 @@
+"""LLM programs exported by upstream's export_llama (tests/fixtures/llm: a tiny random Llama as -kv portable,
+-kv --use_sdpa_with_kv_cache -X, and the same with -qmode 8da4w) on the installed SDK and the wheel.
+
+References are upstream's runtime logits for one prefill call and greedy decode steps (scripts/export_llm_fixtures.py).
+The C++ runner checks the prefill of each program; the wheel's executorch.llm (in a fresh venv with sentencepiece)
+checks every decode step, the streamed text, the CLI and the errors.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from et_common import FIXTURES, REPO, wheel_file
+
+LLM = FIXTURES / "llm"
+MANIFEST = json.loads((LLM / "manifest.json").read_text())
+VARIANTS = sorted(MANIFEST["variants"])
+
+sys.path.insert(0, str(REPO / "tests"))
+
+
+def run_prefill(sdk: Path, pte: Path, tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    np.save(tmp_path / "tokens.npy", np.asarray([MANIFEST["prompt_tokens"]], np.int64))
+    np.save(tmp_path / "pos.npy", np.asarray([0], np.int64))
+    cmd = [str(sdk / "bin" / "executorch_runner"), str(pte), "--output-dir", str(tmp_path)]
+    cmd += ["--input", str(tmp_path / "tokens.npy"), "--input", str(tmp_path / "pos.npy")]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_manifest_has_the_three_recipes() -> None:
+    flags = {v: " ".join(s["export_llama_flags"]) for v, s in MANIFEST["variants"].items()}
+    assert flags == {
+        "kv_portable": "-kv",
+        "kv_sdpa_xnnpack": "-kv --use_sdpa_with_kv_cache -X",
+        "kv_8da4w": "-kv --use_sdpa_with_kv_cache -X -qmode 8da4w -G 32",
+    }
+    assert (LLM / MANIFEST["tokenizer"]).stat().st_size < 10_000
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_prefill_matches_upstream(sdk: Path, variant: str, tmp_path: Path, quiet_env: dict[str, str]) -> None:
+    spec = MANIFEST["variants"][variant]
+    proc = run_prefill(sdk, LLM / spec["program"], tmp_path, quiet_env)
+    assert proc.returncode == 0, proc.stderr
+    got = np.load(tmp_path / "out0.npy").reshape(-1)[-MANIFEST["params"]["vocab_size"] :]
+    ref = np.load(LLM / spec["logits"])[0]
+    atol = 2e-3 if "8da4w" in variant else 1e-4
+    np.testing.assert_allclose(got, ref, atol=atol, rtol=0)
+
+
+@pytest.mark.parametrize(
+    "variant,needs", [("kv_portable", "aten::index_put.out"), ("kv_sdpa_xnnpack", "llama::custom_sdpa.out")]
+)
+def test_missing_component_names_its_package(
+    sdk: Path, variant: str, needs: str, tmp_path: Path, quiet_env: dict[str, str]
+) -> None:
+    empty = tmp_path / "no-components"
+    empty.mkdir()
+    env = dict(quiet_env, EXECUTORCH_COMPONENT_DIR=str(empty))
+    proc = run_prefill(sdk, LLM / MANIFEST["variants"][variant]["program"], tmp_path, env)
+    assert proc.returncode != 0
+    package = "executorch-llm" if needs.startswith("llama::") else "executorch-kernels"
+    assert needs in proc.stderr and package in proc.stderr, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def llm_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel and the SentencePiece package (the tokenizer's optional dependency)."""
+    root = tmp_path_factory.mktemp("llmvenv") / "env"
+    subprocess.run([sys.executable, "-m", "venv", str(root)], check=True)
+    pip = [str(root / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    subprocess.run([*pip, str(wheel_file()), "sentencepiece"], check=True)
+    return root
+
+
+def test_python_generation_cli_and_errors(llm_venv: Path, tmp_path: Path) -> None:
+    from test_wheel import python_checks
+
+    python_checks(llm_venv, Path("/nonexistent"), tmp_path, "llm_generation", "llm_cli", "llm_errors")
+
+
+@pytest.fixture(scope="module")
+def llm_app(sdk: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/llm_app built against the installed SDK (executorch::llm) and Debian's libsentencepiece."""
+    build = tmp_path_factory.mktemp("llm_app")
+    src = REPO / "tests" / "llm_app"
+    subprocess.run(
+        ["cmake", "-S", str(src), "-B", str(build), "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={sdk}"],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(["cmake", "--build", str(build)], check=True, capture_output=True)
+    return build / "llm_app"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_cpp_runner_reproduces_upstream(llm_app: Path, variant: str, tmp_path: Path, quiet_env: dict[str, str]) -> None:
+    # The C++ TextLLMRunner: greedy generation gives upstream's text, and its step() API gives upstream's logits
+    # for the prefill and every decode step.
+    spec = MANIFEST["variants"][variant]
+    n = MANIFEST["decode_steps"] + 1
+    logits_file = tmp_path / "logits.bin"
+    cmd = [str(llm_app), str(LLM / spec["program"]), str(LLM / MANIFEST["tokenizer"]), MANIFEST["prompt"], str(n)]
+    proc = subprocess.run([*cmd, str(logits_file)], capture_output=True, text=True, env=quiet_env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == spec["greedy_text"].strip(), proc.stdout
+    assert f"prompt {len(MANIFEST['prompt_tokens'])} tokens, generated {n}" in proc.stderr, proc.stderr
+    vocab = MANIFEST["params"]["vocab_size"]
+    got = np.fromfile(logits_file, dtype=np.float32).reshape(-1, vocab)
+    atol = 2e-3 if "8da4w" in variant else 1e-4
+    np.testing.assert_allclose(got, np.load(LLM / spec["logits"]), atol=atol, rtol=0)
+
+
+def test_cpp_runner_refuses_an_over_long_prompt(llm_app: Path, quiet_env: dict[str, str]) -> None:
+    spec = MANIFEST["variants"]["kv_sdpa_xnnpack"]
+    cmd = [str(llm_app), str(LLM / spec["program"]), str(LLM / MANIFEST["tokenizer"]), "the river " * 40, "4"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=quiet_env, timeout=300)
+    assert proc.returncode == 3, proc.stderr
+    assert "shorten the prompt" in proc.stderr and f"holds {MANIFEST['max_seq_len']}" in proc.stderr, proc.stderr
