@@ -62,15 +62,17 @@ def test_only_exported_api_symbols(sdk: Path) -> None:
     assert not [s for s in kernels if "executorch" in s and "::" in s], kernels[:20]
     # Every other kernel component (components.toml: operator_namespaces) exports its descriptor and nothing else;
     # the LLM component also its C++ text runner API (namespace executorch::extension::llm).
-    api = {"llm": ("_ZN10executorch9extension3llm", "_ZNK10executorch9extension3llm")}
+    api = {"llm": "executorch::extension::llm::"}
     for name, comp in build_conda.built_components(build_conda.load_manifest()).items():
         if "operator_namespaces" not in comp or name == "kernels":
             continue
         (lib,) = (sdk / "lib").glob(f"libexecutorch_{name}.so.*")
-        symbols = check_artifacts.defined_symbols(lib)
-        assert [s for s in symbols if not s.startswith("_")] == ["executorch_component"]
-        others = [s for s in symbols if s.startswith("_") and not s.startswith(api.get(name, ("-",)))]
-        assert not [s for s in others if s.startswith("_Z")], (name, others[:10])
+        symbols = [s for s in check_artifacts.defined_symbols(lib) if not s.startswith("_")]
+        allowed = ("executorch_component",) + ((api[name],) if name in api else ())
+        assert [s for s in symbols if not s.startswith(allowed)] == [], (name, symbols)
+        assert "executorch_component" in symbols
+        if name in api:
+            assert any("TextLLMRunner::generate" in s for s in symbols), symbols
 
 
 @pytest.mark.cuda

@@ -196,13 +196,14 @@ class TextLLMRunner:
                 f"{self.vocab_size}: use the tokenizer the model was exported with"
             )
         meta = p.metadata(method)
-        if meta.num_inputs != 2:
+        if meta.num_inputs() != 2:
             raise LLMError(
-                f"{model}: method {method!r} takes {meta.num_inputs} inputs; expected (tokens, input_pos) "
+                f"{model}: method {method!r} takes {meta.num_inputs()} inputs; expected (tokens, input_pos) "
                 "as export_llama -kv writes"
             )
         # The largest number of tokens one call takes (the tokens input's bound).
-        self.max_tokens_per_call = int(meta.input_tensor_meta[0].sizes[-1]) if self.enable_dynamic_shape else 1
+        shape = meta.inputs[0].shape or (1,)
+        self.max_tokens_per_call = int(shape[-1]) if self.enable_dynamic_shape else 1
         self._method: Method = p.load_method(method)
         self.stats = Stats(model_load_s=time.perf_counter() - t0)
 
