@@ -21,6 +21,13 @@ fi
 for f in "$src"/src/executorch/*.py "$src"/src/executorch/py.typed; do
   install -m 644 "$f" "$site/executorch/"
 done
+# Subpackages (executorch.llm).
+for d in "$src"/src/executorch/*/; do
+  name=$(basename "$d")
+  [ -f "$d/__init__.py" ] || continue
+  mkdir -p "$site/executorch/$name"
+  install -m 644 "$d"/*.py "$site/executorch/$name/"
+done
 dist="$site/executorch-$PKG_VERSION.dist-info"
 mkdir -p "$dist"
 printf 'Metadata-Version: 2.1\nName: executorch\nVersion: %s\n' "$PKG_VERSION" >"$dist/METADATA"
