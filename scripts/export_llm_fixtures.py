@@ -119,12 +119,13 @@ def train_tokenizer(out: Path) -> Any:
     return spm.SentencePieceProcessor(model_proto=model.getvalue())
 
 
-def write_checkpoint(path: Path) -> None:
+def write_checkpoint(path: Path, params: dict[str, Any] = PARAMS, max_seq_len: int = MAX_SEQ_LEN) -> None:
+    """A seeded random checkpoint for upstream's Llama with these params (export_llama -c)."""
     from executorch.examples.models.llama.llama_transformer import construct_transformer
     from executorch.examples.models.llama.model_args import ModelArgs
 
     torch.manual_seed(SEED)
-    args = ModelArgs(**PARAMS, max_seq_len=MAX_SEQ_LEN, max_context_len=MAX_SEQ_LEN)
+    args = ModelArgs(**params, max_seq_len=max_seq_len, max_context_len=max_seq_len)
     model = construct_transformer(args)
     state = {}
     for name, p in model.named_parameters():
@@ -135,7 +136,8 @@ def write_checkpoint(path: Path) -> None:
     torch.save(state, path)
 
 
-def export(variant: str, flags: list[str], params: Path, ckpt: Path, tmp: Path) -> Path:
+def export(variant: str, flags: list[str], params: Path, ckpt: Path, tmp: Path, max_seq_len: int = MAX_SEQ_LEN) -> Path:
+    """Runs upstream's export_llama with these flags; returns tmp/<variant>.pte."""
     meta = json.dumps({"get_bos_id": 1, "get_eos_ids": [2]})
     cmd = [
         sys.executable,
@@ -148,9 +150,9 @@ def export(variant: str, flags: list[str], params: Path, ckpt: Path, tmp: Path) 
         "-c",
         str(ckpt),
         "--max_seq_length",
-        str(MAX_SEQ_LEN),
+        str(max_seq_len),
         "--max_context_length",
-        str(MAX_SEQ_LEN),
+        str(max_seq_len),
         "--metadata",
         meta,
         "--output-dir",

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "gemm.h"
+#include "qb4gemm.h"
 #include "qgemm.h"
 #include "gtest_support.h"
 
@@ -496,6 +497,47 @@ TEST_F(Kernels, Int8GemmDynamicRowsMatchReference) {
       }
     }
   }
+}
+
+// Blockwise 4-bit weights (8da4w): packed back to 4 bits exactly, and the product (the decode pass for few rows,
+// expanded blocks on the fp32 GEMM for more) equals the dequantized weights' product in double precision.
+TEST_F(Kernels, BlockwiseInt4GemmMatchesReference) {
+  std::mt19937 rng(21);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int it = 0; it < 40; ++it) {
+    const int64_t group = 32 * uni(1, 4), K = group * uni(1, 4), N = uni(1, 150), M = it % 2 ? uni(1, 4) : uni(5, 70);
+    const bool has_bias = uni(0, 1);
+    const int64_t G = K / group;
+    std::vector<float> W(static_cast<size_t>(N * K)), S(static_cast<size_t>(N * G)), A(static_cast<size_t>(M * K)),
+        bias(static_cast<size_t>(N));
+    for (auto& s : S) s = std::ldexp(static_cast<float>(uni(1, 1000)), -uni(6, 14));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k) W[n * K + k] = static_cast<float>(uni(-8, 7)) * S[n * G + k / group];
+    for (auto& a : A) a = static_cast<float>(uni(-1000, 1000)) / 250.f;
+    for (auto& b : bias) b = static_cast<float>(uni(-1000, 1000)) / 100.f;
+    etk::PackedQB4 p;
+    ASSERT_TRUE(etk::pack_qb4(K, N, W.data(), S.data(), group, has_bias ? bias.data() : nullptr, &p));
+    std::vector<float> C(static_cast<size_t>(M * N));
+    etk::qb4_gemm(M, A.data(), K, p, C.data(), N, -40.f, 40.f);
+    for (int64_t i = 0; i < M; ++i) {
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = has_bias ? bias[j] : 0.0, mag = 1.0;
+        for (int64_t k = 0; k < K; ++k) {
+          acc += static_cast<double>(A[i * K + k]) * W[j * K + k];
+          mag += std::abs(static_cast<double>(A[i * K + k]) * W[j * K + k]);
+        }
+        const double want = std::min(40.0, std::max(-40.0, acc));
+        ASSERT_NEAR(C[static_cast<size_t>(i * N + j)], want, 1e-5 * mag)
+            << "it " << it << " (" << i << ", " << j << ")";
+      }
+    }
+  }
+  // Not packable: K not a multiple of 32, or a value off the 4-bit grid.
+  etk::PackedQB4 p;
+  std::vector<float> W(48, 1.f), S(1, 1.f);
+  EXPECT_FALSE(etk::pack_qb4(48, 1, W.data(), S.data(), 48, nullptr, &p));
+  W.assign(32, 0.5f);
+  EXPECT_FALSE(etk::pack_qb4(32, 1, W.data(), S.data(), 32, nullptr, &p));
 }
 
 // Random arguments for every kernel: each call must return (failing or not) without crashing.

@@ -19,6 +19,7 @@
 #include <executorch/runtime/core/evalue.h>
 
 #include "gemm.h"
+#include "qb4gemm.h"
 #include "qgemm.h"
 #include "xnnpack_generated.h"
 
@@ -69,6 +70,10 @@ struct Value {
   bool is_output = false;
   uint32_t id_out = 0;
   Quant q;
+  // Blockwise 4-bit weights (qbint4), dequantized into data at load: their group size and scales, so that a fully
+  // connected node can keep them 4-bit (Node::qb4) and the fp32 copy can be dropped.
+  int64_t block_group = 0;
+  std::vector<float> block_scales;
 };
 
 // How a node treats quantized operands (decided at prepare, quant.cpp):
@@ -121,6 +126,7 @@ struct Node {
   std::vector<float> requant;  // kRequant: per output channel
   float qlo = 0.f, qhi = 0.f;  // kRequant: the output's clamp range, centered (q - zero_point)
   etk::PackedQB qb;            // kRequant fully connected / convolution on the int8 GEMM (qb.N > 0)
+  etk::PackedQB4 qb4;          // a fully connected node with blockwise 4-bit weights kept 4-bit (qb4.N > 0)
 };
 
 struct Graph {
@@ -182,9 +188,14 @@ Error plan_quantized(Graph& g);
 // (swapping g.ptrs), then restores g.ptrs and quantizes its output, or requantizes a kRequant node's output.
 void quant_inputs(Graph& g, const Node& n);
 void quant_output(Graph& g, const Node& n, float* y, int64_t total);
+// Fully connected nodes whose weights were blockwise 4-bit: packed 4-bit (n.qb4), their fp32 copy released when
+// nothing else reads it. After prepare's shape pass.
+void pack_blockwise_weights(Graph& g);
 // A kRequant fully connected node packed for the int8 GEMM (n.qb.N > 0): its requantized output. (Convolutions
 // packed so run their own kernel, which calls the int8 GEMM over its tap tables.)
 Error run_qgemm(Graph& g, const Node& n, float* y);
+// A fully connected node with 4-bit weights (n.qb4.N > 0), on its (dequantized) fp32 input.
+Error run_qb4(Graph& g, const Node& n, float* y);
 // A kInteger node's output (its own kernels).
 Error run_integer_node(Graph& g, const Node& n, float* y, int64_t total);
 

@@ -58,6 +58,7 @@ KindProfile* profile() {
 // The node's kernel: the int8 GEMM or an integer kernel for some quantized nodes (quant.cpp), else its kind's.
 Error run_node(Graph& g, const NodeKindDef& def, Node& n, const Shape& so, float* y, int64_t total) {
   if (n.qb.N > 0 && n.kind == NodeKind::FullyConnected) return run_qgemm(g, n, y);  // convolutions: in their kernel
+  if (n.qb4.N > 0) return run_qb4(g, n, y);
   if (n.qmode == QMode::kInteger) return run_integer_node(g, n, y, total);
   return def.run(g, n, so, y);
 }
@@ -242,9 +243,10 @@ Error prepare_graph(Graph& g) {
   if (e != Error::Ok) return e;
   fuse_silu(g);
   assign_slots(g);
+  pack_blockwise_weights(g);
   for (Node& n : g.nodes) {
     const NodeKindDef* def = node_def(n.kind);
-    if (def != nullptr && def->prepare != nullptr && n.qb.N == 0) def->prepare(g, n);
+    if (def != nullptr && def->prepare != nullptr && n.qb.N == 0 && n.qb4.N == 0) def->prepare(g, n);
   }
   return Error::Ok;
 }

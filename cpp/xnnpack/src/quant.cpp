@@ -263,7 +263,11 @@ void constant_to_float(Value& v, const void* src, float* dst) {
           dst[o * ic + k] = blockwise ? w * v.q.scales[static_cast<size_t>(o * groups + k / v.q.group_size)] : w;
         }
       }
-      if (blockwise) v.q = Quant();  // now plain fp32 weights
+      if (blockwise) {
+        v.block_group = v.q.group_size;
+        v.block_scales = std::move(v.q.scales);
+        v.q = Quant();  // now plain fp32 weights
+      }
       return;
     }
     default: std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); return;
@@ -669,6 +673,40 @@ ETK_ISA_DISPATCH(qadd, (const float* a, const float* b, float* y, int64_t n, con
                  (a, b, y, n, p, f))
 
 }  // namespace
+
+void pack_blockwise_weights(Graph& g) {
+  std::vector<int> readers(g.values.size(), 0);
+  for (const Node& n : g.nodes)
+    for (int k = 0; k < n.nin; ++k)
+      if (n.in[k] >= 0) ++readers[static_cast<size_t>(n.in[k])];
+  for (Node& n : g.nodes) {
+    if (n.kind != NodeKind::FullyConnected || n.filter < 0 || n.qb.N > 0 || (n.flags & kFlagTransposeWeights)) continue;
+    Value& w = g.values[static_cast<size_t>(n.filter)];
+    const Value* b = n.bias >= 0 ? &g.values[static_cast<size_t>(n.bias)] : nullptr;
+    if (w.block_group <= 0 || w.data == nullptr || w.dims.size() != 2 || (b != nullptr && b->data == nullptr)) continue;
+    if (!etk::pack_qb4(w.dims[1], w.dims[0], w.data, w.block_scales.data(), w.block_group,
+                       b != nullptr ? b->data : nullptr, &n.qb4))
+      continue;
+    n.packed.clear();
+    if (readers[static_cast<size_t>(n.filter)] != 1) continue;
+    // Only this node reads the fp32 copy: release it (the 4-bit weights are an eighth of its size).
+    for (std::vector<float>& o : g.owned) {
+      if (o.data() != w.data) continue;
+      std::vector<float>().swap(o);
+      w.data = nullptr;
+      g.ptrs[static_cast<size_t>(n.filter)] = nullptr;
+      break;
+    }
+  }
+}
+
+Error run_qb4(Graph& g, const Node& n, float* y) {
+  const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
+  const int64_t K = n.qb4.K, M = numel_dims(si) / std::max<int64_t>(K, 1);
+  if (si.empty() || si.back() != K) return node_fail(n, "input channels differ from the weights':", si);
+  etk::qb4_gemm(M, g.ptrs[static_cast<size_t>(n.in[0])], K, n.qb4, y, n.qb4.N, n.out_min, n.out_max);
+  return Error::Ok;
+}
 
 Error run_qgemm(Graph& g, const Node& n, float* y) {
   const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
