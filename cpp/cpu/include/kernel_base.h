@@ -33,6 +33,10 @@ void fail(KernelRuntimeContext& ctx, Error e, const char* fmt, ...) __attribute_
 inline bool failed(const KernelRuntimeContext& ctx) { return ctx.failure_state() != Error::Ok; }
 const char* dtype_name(ScalarType t);
 std::string shape_string(const Tensor& t);
+// What an argument holds, for messages: "a Tensor", "an int list", "None", ...
+const char* value_kind(const EValue* v);
+// Sizes, strides and dtype consistent, within a storage that exists when non-empty.
+bool valid_tensor(const Tensor& t);
 
 // ---------------------------------------------------------------------------------------------------------
 // Arguments, by schema index (counting from 0) and name. Each returns false after failing ctx.

@@ -23,8 +23,6 @@ std::string shape_string(const Tensor& t) {
   return s + "]";
 }
 
-namespace {
-
 const char* value_kind(const EValue* v) {
   if (v == nullptr) return "missing";
   if (v->isNone()) return "None";
@@ -33,16 +31,23 @@ const char* value_kind(const EValue* v) {
   if (v->isDouble()) return "a float";
   if (v->isBool()) return "a bool";
   if (v->isString()) return "a string";
-  if (v->isIntList() || v->isDoubleList() || v->isBoolList() || v->isTensorList() || v->isListOptionalTensor())
-    return "a list";
+  if (v->isIntList()) return "an int list";
+  if (v->isDoubleList()) return "a float list";
+  if (v->isBoolList()) return "a bool list";
+  if (v->isTensorList()) return "a Tensor list";
+  if (v->isListOptionalTensor()) return "an optional-Tensor list";
   return "a value of another kind";
 }
+
+namespace {
 
 bool wrong(KernelRuntimeContext& ctx, Args args, size_t i, const char* name, const char* expected) {
   fail(ctx, Error::InvalidArgument, "argument %zu (%s) is %s, expected %s", i, name,
        i < args.size() ? value_kind(args[i]) : "missing", expected);
   return false;
 }
+
+}  // namespace
 
 bool valid_tensor(const Tensor& t) {
   const auto* impl = t.unsafeGetTensorImpl();
@@ -73,8 +78,6 @@ bool valid_tensor(const Tensor& t) {
   }
   return true;
 }
-
-}  // namespace
 
 bool check_nargs(KernelRuntimeContext& ctx, Args args, size_t n) {
   if (args.data() == nullptr && args.size() > 0) {

@@ -6,86 +6,11 @@
 
 namespace etk {
 
-void fail(KernelRuntimeContext& ctx, Error e, const char* fmt, ...) {
-  if (ctx.failure_state() != Error::Ok) return;
-  char buf[256];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  ctx.fail(e, "%s", buf);
-}
-
-const char* value_kind(const EValue* v) {
-  if (v == nullptr) return "missing";
-  if (v->isNone()) return "None";
-  if (v->isTensor()) return "a Tensor";
-  if (v->isInt()) return "an int";
-  if (v->isDouble()) return "a float";
-  if (v->isBool()) return "a bool";
-  if (v->isString()) return "a string";
-  if (v->isIntList()) return "an int list";
-  if (v->isDoubleList()) return "a float list";
-  if (v->isBoolList()) return "a bool list";
-  if (v->isTensorList()) return "a Tensor list";
-  if (v->isListOptionalTensor()) return "an optional-Tensor list";
-  return "a value of another kind";
-}
-
-const char* dtype_name(ScalarType t) { return ::executorch::runtime::etensor::toString(t); }
-
-bool check_nargs(KernelRuntimeContext& ctx, Args args, size_t n) {
-  if (args.data() == nullptr && args.size() > 0) {
-    fail(ctx, Error::InvalidArgument, "the argument list is null");
-    return false;
-  }
-  if (args.size() < n) {
-    fail(ctx, Error::InvalidArgument, "%zu arguments given, the schema has %zu (out included)", args.size(), n);
-    return false;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    if (args[i] == nullptr) {
-      fail(ctx, Error::InvalidArgument, "argument %zu is missing", i);
-      return false;
-    }
-  }
-  return true;
-}
-
 bool checked_mul(int64_t a, int64_t b, int64_t* r) {
   if (a < 0 || b < 0) return false;
   int64_t v;
   if (__builtin_mul_overflow(a, b, &v)) return false;
   *r = v;
-  return true;
-}
-
-bool valid_tensor(const Tensor& t) {
-  const auto* impl = t.unsafeGetTensorImpl();
-  if (impl == nullptr) return false;
-  const ssize_t nd = impl->dim();
-  if (nd < 0 || nd > kMaxDim) return false;
-  if (!rt::etensor::isValid(impl->scalar_type())) return false;
-  auto sizes = impl->sizes();
-  auto strides = impl->strides();
-  if (nd > 0 && (sizes.data() == nullptr || strides.data() == nullptr)) return false;
-  int64_t n = 1;
-  for (ssize_t d = 0; d < nd; ++d) {
-    if (sizes[d] < 0) return false;
-    if (!checked_mul(n, sizes[d], &n)) return false;
-  }
-  if (n != impl->numel()) return false;
-  if (n > 0) {
-    if (impl->data() == nullptr) return false;
-    int64_t max_off = 0;
-    for (ssize_t d = 0; d < nd; ++d) {
-      if (strides[d] < 0) return false;
-      int64_t term;
-      if (!checked_mul(static_cast<int64_t>(sizes[d]) - 1, strides[d], &term)) return false;
-      if (__builtin_add_overflow(max_off, term, &max_off)) return false;
-    }
-    if (max_off >= n) return false;
-  }
   return true;
 }
 
@@ -400,12 +325,6 @@ std::string shape_string(const int64_t* d, int n) {
   std::string r = "[";
   for (int k = 0; k < n; ++k) r += (k ? ", " : "") + std::to_string(d[k]);
   return r + "]";
-}
-std::string shape_string(const Tensor& t) {
-  int64_t d[kMaxDim];
-  const int n = static_cast<int>(std::min<ssize_t>(t.dim(), kMaxDim));
-  for (int k = 0; k < n; ++k) d[k] = t.size(k);
-  return shape_string(d, n);
 }
 
 bool resize_out(KernelRuntimeContext& ctx, const Tensor& out, const Shape& shape) {

@@ -13,39 +13,28 @@
 
 #include <executorch/extension/parallel/thread_parallel.h>
 #include <executorch/runtime/kernel/kernel_includes.h>
+#include <kernel_base.h>
 
 namespace etk {
 
-namespace rt = ::executorch::runtime;
-using rt::ArrayRef;
-using rt::Error;
-using rt::EValue;
-using rt::KernelRuntimeContext;
-using rt::Span;
-using Tensor = ::executorch::aten::Tensor;
-using ScalarType = ::executorch::aten::ScalarType;
-using SizesType = ::executorch::aten::SizesType;
-using Args = Span<EValue*>;
+// The kernel-authoring base shared with the other kernel components (cpp/cpu/include/kernel_base.h): the type
+// aliases, fail(), check_nargs(), value_kind(), dtype_name(), valid_tensor(), shape_string(const Tensor&) and the
+// guarded kernel table. The index-only argument accessors below are this library's own.
+using namespace ::etkb;  // NOLINT
+using etkb::shape_string;
+using ::executorch::runtime::ArrayRef;
 
-constexpr int kMaxDim = 16;
 constexpr int64_t kMaxSize = std::numeric_limits<int32_t>::max();
 
 // Elements of work below which a loop stays on the calling thread.
 constexpr int64_t kParallelGrain = 32768;
 
 // ---------------------------------------------------------------------------------------------------------
-// Failing.
-// The first failure of a call wins. Give the reason, naming the argument by its index in the operator's schema
-// (counting from 0) and what was wrong ("argument 1 has dtype Half, expected ..."); Method::execute prefixes the
-// method, operator and instruction.
-void fail(KernelRuntimeContext& ctx, Error e, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-// What an argument holds, for messages: "a Tensor", "an int", "None", ...
-const char* value_kind(const EValue* v);
-// A dtype's name for messages ("Float", "Long", ...).
-const char* dtype_name(ScalarType t);
+// Failing: fail() (kernel_base.h). The first failure of a call wins. Give the reason, naming the argument by its
+// index in the operator's schema (counting from 0) and what was wrong ("argument 1 has dtype Half, expected ...");
+// Method::execute prefixes the method, operator and instruction.
 // "[2, 3, 4]", for messages.
 std::string shape_string(const int64_t* d, int n);
-std::string shape_string(const Tensor& t);
 
 // ---------------------------------------------------------------------------------------------------------
 // Scalars.
@@ -68,8 +57,6 @@ struct Scalar {
 
 // ---------------------------------------------------------------------------------------------------------
 // Argument access. Each returns false (after failing ctx) on a missing or wrongly tagged argument.
-bool check_nargs(KernelRuntimeContext& ctx, Args args, size_t n);
-bool valid_tensor(const Tensor& t);
 // A validated tensor; nullptr after failing ctx.
 const Tensor* arg_tensor(KernelRuntimeContext& ctx, Args args, size_t i);
 // None -> *t = nullptr.

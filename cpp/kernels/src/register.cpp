@@ -1,7 +1,6 @@
 // The component descriptor: registers every kernel of ETK_OPS into the runtime's registry when the runtime asks
 // (platform/component.h).
-#include <exception>
-#include <new>
+#include <iterator>
 
 #include <executorch/runtime/platform/component.h>
 #include <executorch/runtime/version.h>
@@ -11,29 +10,12 @@
 namespace etk {
 namespace {
 
-// Kernels never let an exception (e.g. std::bad_alloc from a scratch buffer) escape into the runtime.
-template <void (*F)(KernelRuntimeContext&, Args)>
-void guarded(KernelRuntimeContext& ctx, Args args) {
-  try {
-    F(ctx, args);
-  } catch (const std::bad_alloc&) {
-    fail(ctx, Error::MemoryAllocationFailed, "out of memory for the kernel's scratch buffers");
-  } catch (...) {
-    fail(ctx, Error::Internal, "the kernel threw an exception (a bug: please report it)");
-  }
-}
-
 #define ETK_KERNEL(name, fn) rt::Kernel(name, &guarded<&fn>),
 const rt::Kernel kKernels[] = {ETK_OPS(ETK_KERNEL)};
 #undef ETK_KERNEL
 
 uint32_t register_all() {
-  const Error e = rt::register_kernels(Span<const rt::Kernel>(kKernels, sizeof(kKernels) / sizeof(kKernels[0])));
-  if (e != Error::Ok) {
-    ET_LOG(Error, "executorch_kernels: registering %zu kernels failed (error 0x%x)",
-           sizeof(kKernels) / sizeof(kKernels[0]), static_cast<unsigned>(e));
-  }
-  return static_cast<uint32_t>(e);
+  return register_table("executorch_kernels", Span<const rt::Kernel>(kKernels, std::size(kKernels)));
 }
 
 const char* const kNamespaces[] = {"aten", "dim_order_ops", nullptr};
