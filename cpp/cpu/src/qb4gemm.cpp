@@ -3,11 +3,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include <executorch/extension/parallel/thread_parallel.h>
 
 #include "gemm.h"
 #include "isa.h"
+
+#if defined(__x86_64__)
+// As in qgemm.cpp: GCC 12 reports the AVX-512 intrinsics' own _mm512_undefined_*() operands as maybe
+// uninitialized (a known false positive inside immintrin.h).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#endif
 
 namespace etk {
 
@@ -46,40 +56,134 @@ inline __attribute__((always_inline)) void expand_row_impl(const PackedQB4& B, i
   const int64_t K = B.K, G = K / B.group, per_group = B.group / 32;
   const uint8_t* q = B.q.data() + n * K / 2;
   const float* s = B.scales.data() + n * G;
-  for (int64_t blk = 0; blk < K / 32; ++blk) {
-    const float sc = s[blk / per_group];
-    const uint8_t* b = q + blk * 16;
-    float* o = w + blk * 32;
-    for (int i = 0; i < 16; ++i) {
-      o[i] = static_cast<float>(static_cast<int>(b[i] & 15) - 8) * sc;
-      o[16 + i] = static_cast<float>(static_cast<int>(b[i] >> 4) - 8) * sc;
+  for (int64_t g = 0; g < G; ++g) {
+    const float sc = s[g];
+    for (int64_t blk = g * per_group; blk < (g + 1) * per_group; ++blk) {
+      // Local copies: the byte loads cannot alias the float stores, so the 16 lanes vectorize.
+      uint8_t b[16];
+      std::memcpy(b, q + blk * 16, 16);
+      float lo[16], hi[16];
+      for (int i = 0; i < 16; ++i) {
+        lo[i] = static_cast<float>(static_cast<int>(b[i] & 15) - 8) * sc;
+        hi[i] = static_cast<float>(static_cast<int>(b[i] >> 4) - 8) * sc;
+      }
+      std::memcpy(w + blk * 32, lo, sizeof(lo));
+      std::memcpy(w + blk * 32 + 16, hi, sizeof(hi));
     }
   }
 }
 ETK_ISA_DISPATCH(expand_row, (const PackedQB4& B, int64_t n, float* w, F f), (B, n, w, f))
 
-template <typename F>
-inline __attribute__((always_inline)) float dot_impl(const float* a, const float* b, int64_t K, F) {
-  float acc[16] = {};
-  for (int64_t k = 0; k < K; k += 16)
-    for (int i = 0; i < 16; ++i) acc[i] += a[k + i] * b[k + i];
-  float s = 0.f;
-  for (float v : acc) s += v;
-  return s;
+// Rows of A (MR of them) times row n of the weights, straight from the nibbles: per group, the products with the
+// integer weights (q - 8) accumulate in 16 lanes, then the group's scale multiplies them once.
+template <int MR, typename F>
+inline __attribute__((always_inline)) void dot_rows_impl(const PackedQB4& B, int64_t n, const float* A, int64_t rsa,
+                                                         float* out, int64_t rsc, F) {
+  const int64_t K = B.K, G = K / B.group, per_group = B.group / 32;
+  const uint8_t* q = B.q.data() + n * K / 2;
+  const float* s = B.scales.data() + n * G;
+  float acc[MR][16] = {};
+  for (int64_t g = 0; g < G; ++g) {
+    float part[MR][16] = {};
+    for (int64_t blk = g * per_group; blk < (g + 1) * per_group; ++blk) {
+      uint8_t b[16];
+      std::memcpy(b, q + blk * 16, 16);
+      float lo[16], hi[16];
+      for (int i = 0; i < 16; ++i) {
+        lo[i] = static_cast<float>(static_cast<int>(b[i] & 15) - 8);
+        hi[i] = static_cast<float>(static_cast<int>(b[i] >> 4) - 8);
+      }
+      for (int m = 0; m < MR; ++m) {
+        const float* a = A + m * rsa + blk * 32;
+        for (int i = 0; i < 16; ++i) part[m][i] += lo[i] * a[i] + hi[i] * a[16 + i];
+      }
+    }
+    const float sc = s[g];
+    for (int m = 0; m < MR; ++m)
+      for (int i = 0; i < 16; ++i) acc[m][i] += part[m][i] * sc;
+  }
+  for (int m = 0; m < MR; ++m) {
+    float t = 0.f;
+    for (int i = 0; i < 16; ++i) t += acc[m][i];
+    out[m * rsc] = t;
+  }
 }
 template <typename F>
-inline __attribute__((always_inline)) void dot_rows_impl(int64_t M, const float* A, int64_t rsa, const float* w,
-                                                         int64_t K, float* out, int64_t rsc, F f) {
-  for (int64_t m = 0; m < M; ++m) out[m * rsc] = dot_impl(A + m * rsa, w, K, f);
+inline __attribute__((always_inline)) void dot_rows_any_portable_impl(int64_t M, const PackedQB4& B, int64_t n,
+                                                                      const float* A, int64_t rsa, float* out,
+                                                                      int64_t rsc, F f) {
+  for (int64_t m = 0; m < M; m += 4) {
+    switch (std::min<int64_t>(M - m, 4)) {
+      case 1: dot_rows_impl<1>(B, n, A + m * rsa, rsa, out + m * rsc, rsc, f); break;
+      case 2: dot_rows_impl<2>(B, n, A + m * rsa, rsa, out + m * rsc, rsc, f); break;
+      case 3: dot_rows_impl<3>(B, n, A + m * rsa, rsa, out + m * rsc, rsc, f); break;
+      default: dot_rows_impl<4>(B, n, A + m * rsa, rsa, out + m * rsc, rsc, f); break;
+    }
+  }
 }
-ETK_ISA_DISPATCH(dot_rows,
-                 (int64_t M, const float* A, int64_t rsa, const float* w, int64_t K, float* out, int64_t rsc, F f),
-                 (M, A, rsa, w, K, out, rsc, f))
+ETK_ISA_DISPATCH(dot_rows_any_portable,
+                 (int64_t M, const PackedQB4& B, int64_t n, const float* A, int64_t rsa, float* out, int64_t rsc, F f),
+                 (M, B, n, A, rsa, out, rsc, f))
+
+#if defined(__x86_64__)
+// The same on AVX-512 intrinsics (GCC does not keep the lanes of the portable version in registers).
+template <int MR>
+__attribute__((target("avx512f,avx2,fma"))) void dot_rows_avx512(const PackedQB4& B, int64_t n, const float* A,
+                                                                 int64_t rsa, float* out, int64_t rsc) {
+  const int64_t K = B.K, G = K / B.group, per_group = B.group / 32;
+  const uint8_t* q = B.q.data() + n * K / 2;
+  const float* s = B.scales.data() + n * G;
+  const __m512i low4 = _mm512_set1_epi32(15), eight = _mm512_set1_epi32(8);
+  __m512 acc[MR];
+  for (int m = 0; m < MR; ++m) acc[m] = _mm512_setzero_ps();
+  for (int64_t g = 0; g < G; ++g) {
+    __m512 part[MR];
+    for (int m = 0; m < MR; ++m) part[m] = _mm512_setzero_ps();
+    for (int64_t blk = g * per_group; blk < (g + 1) * per_group; ++blk) {
+      const __m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + blk * 16)));
+      const __m512 lo = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_and_si512(b, low4), eight));
+      const __m512 hi = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_srli_epi32(b, 4), eight));
+      for (int m = 0; m < MR; ++m) {
+        const float* a = A + m * rsa + blk * 32;
+        part[m] = _mm512_fmadd_ps(lo, _mm512_loadu_ps(a), part[m]);
+        part[m] = _mm512_fmadd_ps(hi, _mm512_loadu_ps(a + 16), part[m]);
+      }
+    }
+    const __m512 sc = _mm512_set1_ps(s[g]);
+    for (int m = 0; m < MR; ++m) acc[m] = _mm512_fmadd_ps(part[m], sc, acc[m]);
+  }
+  for (int m = 0; m < MR; ++m) {
+    alignas(64) float lanes[16];  // (_mm512_reduce_add_ps trips GCC 12's -Wuninitialized inside immintrin.h)
+    _mm512_store_ps(lanes, acc[m]);
+    float t = 0.f;
+    for (float v : lanes) t += v;
+    out[m * rsc] = t;
+  }
+}
+#endif
+
+void dot_rows_any(int64_t M, const PackedQB4& B, int64_t n, const float* A, int64_t rsa, float* out, int64_t rsc) {
+#if defined(__x86_64__)
+  if (isa_level() == 2) {
+    for (int64_t m = 0; m < M; m += 4) {
+      const float* a = A + m * rsa;
+      float* o = out + m * rsc;
+      switch (std::min<int64_t>(M - m, 4)) {
+        case 1: dot_rows_avx512<1>(B, n, a, rsa, o, rsc); break;
+        case 2: dot_rows_avx512<2>(B, n, a, rsa, o, rsc); break;
+        case 3: dot_rows_avx512<3>(B, n, a, rsa, o, rsc); break;
+        default: dot_rows_avx512<4>(B, n, a, rsa, o, rsc); break;
+      }
+    }
+    return;
+  }
+#endif
+  dot_rows_any_portable(M, B, n, A, rsa, out, rsc, 0);
+}
 
 // Rows of A up to which the decode pass (a dot product per output) beats expanding blocks for the fp32 GEMM.
 constexpr int64_t kDotRows = 4;
-// Output columns expanded per block for the GEMM path.
-constexpr int64_t kBlock = 64;
+constexpr int64_t kExpandFloats = int64_t{1} << 22;
 
 }  // namespace
 
@@ -98,26 +202,26 @@ void qb4_gemm(int64_t M, const float* A, int64_t rsa, const PackedQB4& B, float*
   if (M <= kDotRows) {
     const int64_t grain = std::max<int64_t>(1, 16384 / K);
     ::executorch::extension::parallel_for(0, N, grain, [&](int64_t n0, int64_t n1) {
-      std::vector<float> w(static_cast<size_t>(K));
-      for (int64_t n = n0; n < n1; ++n) {
-        expand_row(B, n, w.data(), 0);
-        dot_rows(M, A, rsa, w.data(), K, C + n, rsc, 0);
-      }
+      for (int64_t n = n0; n < n1; ++n) dot_rows_any(M, B, n, A, rsa, C + n, rsc);
       epilogue(n0, n1);
     });
     return;
   }
-  const int64_t blocks = (N + kBlock - 1) / kBlock;
-  ::executorch::extension::parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
-    std::vector<float> w(static_cast<size_t>(kBlock * K));
-    for (int64_t b = b0; b < b1; ++b) {
-      const int64_t n0 = b * kBlock, n1 = std::min(N, n0 + kBlock);
-      for (int64_t n = n0; n < n1; ++n) expand_row(B, n, w.data() + (n - n0) * K, 0);
-      // B(k, j) = w[j * K + k]: the expanded rows are the GEMM's columns.
-      sgemm(M, n1 - n0, K, 1.f, A, rsa, 1, w.data(), 1, K, 0.f, C + n0, rsc, 1, /*parallel=*/false);
-      epilogue(n0, n1);
-    }
-  });
+  // More rows (a prefill): the weights expanded to fp32 once per call, then the fp32 GEMM; in column chunks of at
+  // most kExpandFloats weights, so the reused scratch stays bounded (16 MB).
+  thread_local std::vector<float> w;
+  const int64_t chunk = std::max<int64_t>(16, kExpandFloats / K / 16 * 16);
+  if (w.size() < static_cast<size_t>(std::min(N, chunk) * K)) w.resize(static_cast<size_t>(std::min(N, chunk) * K));
+  float* wp = w.data();
+  for (int64_t c0 = 0; c0 < N; c0 += chunk) {
+    const int64_t nc = std::min(chunk, N - c0);
+    ::executorch::extension::parallel_for(0, nc, std::max<int64_t>(1, 16384 / K), [&](int64_t n0, int64_t n1) {
+      for (int64_t n = n0; n < n1; ++n) expand_row(B, c0 + n, wp + n * K, 0);
+    });
+    // B(k, j) = w[j * K + k]: the expanded rows are the GEMM's columns.
+    sgemm(M, nc, K, 1.f, A, rsa, 1, wp, 1, K, 0.f, C + c0, rsc, 1, /*parallel=*/true);
+  }
+  ::executorch::extension::parallel_for(0, N, std::max<int64_t>(1, 16384 / M), epilogue);
 }
 
 }  // namespace etk
