@@ -392,8 +392,16 @@ inline __attribute__((always_inline)) void igemm_impl(const IgArgs& g, int64_t m
     const float* const* rp = g.rows(g.ctx, m, mr, ptrs.get());
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t nr = std::min<int64_t>(NR, B.N - p * NR);
-      ukernel<VT, MR, NV>(g.T, g.L, rp, B.data.data() + p * K * NR, B.bias.data() + p * NR, g.C + m * g.rsc + p * NR,
-                          g.rsc, mr, nr, g.lo, g.hi);
+      const float* bp = B.data.data() + p * K * NR;
+      float* cp = g.C + m * g.rsc + p * NR;
+      // A single row (a decode step's matrix-vector product, or the last rows of a block) gets a one-row kernel:
+      // the full-height one would repeat the row MR times and turn a memory-bound pass into a compute-bound one.
+      // Each row's sum is the same either way.
+      if (mr == 1) {
+        ukernel<VT, 1, NV>(g.T, g.L, rp, bp, B.bias.data() + p * NR, cp, g.rsc, mr, nr, g.lo, g.hi);
+      } else {
+        ukernel<VT, MR, NV>(g.T, g.L, rp, bp, B.bias.data() + p * NR, cp, g.rsc, mr, nr, g.lo, g.hi);
+      }
     }
   }
 }

@@ -127,58 +127,83 @@ ETK_ISA_DISPATCH(dot_rows_any_portable,
 
 #if defined(__x86_64__)
 // The same on AVX-512 intrinsics (GCC does not keep the lanes of the portable version in registers).
-template <int MR>
+// MR rows of A times NW rows of the weights (n, n + 1, ...). The 4-bit values enter as floats q (0..15): per group
+// and row the lanes accumulate q * a, and the offset 8 comes off once, as 8 * (the group's sum of a), which is the
+// same for every weight row.
+template <int MR, int NW>
 __attribute__((target("avx512f,avx2,fma"))) void dot_rows_avx512(const PackedQB4& B, int64_t n, const float* A,
-                                                                 int64_t rsa, float* out, int64_t rsc) {
+                                                                 int64_t rsa, const float* asum, float* out,
+                                                                 int64_t rsc) {
   const int64_t K = B.K, G = K / B.group, per_group = B.group / 32;
-  const uint8_t* q = B.q.data() + n * K / 2;
-  const float* s = B.scales.data() + n * G;
-  const __m512i low4 = _mm512_set1_epi32(15), eight = _mm512_set1_epi32(8);
-  __m512 acc[MR];
-  for (int m = 0; m < MR; ++m) acc[m] = _mm512_setzero_ps();
+  const __m512i low4 = _mm512_set1_epi32(15);
+  __m512 acc[NW][MR];
+  float corr[NW][MR] = {};
+  for (int r = 0; r < NW; ++r)
+    for (int m = 0; m < MR; ++m) acc[r][m] = _mm512_setzero_ps();
   for (int64_t g = 0; g < G; ++g) {
-    __m512 part[MR];
-    for (int m = 0; m < MR; ++m) part[m] = _mm512_setzero_ps();
+    __m512 part[NW][MR];
+    for (int r = 0; r < NW; ++r)
+      for (int m = 0; m < MR; ++m) part[r][m] = _mm512_setzero_ps();
     for (int64_t blk = g * per_group; blk < (g + 1) * per_group; ++blk) {
-      const __m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + blk * 16)));
-      const __m512 lo = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_and_si512(b, low4), eight));
-      const __m512 hi = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_srli_epi32(b, 4), eight));
+      __m512 a0[MR], a1[MR];
       for (int m = 0; m < MR; ++m) {
-        const float* a = A + m * rsa + blk * 32;
-        part[m] = _mm512_fmadd_ps(lo, _mm512_loadu_ps(a), part[m]);
-        part[m] = _mm512_fmadd_ps(hi, _mm512_loadu_ps(a + 16), part[m]);
+        a0[m] = _mm512_loadu_ps(A + m * rsa + blk * 32);
+        a1[m] = _mm512_loadu_ps(A + m * rsa + blk * 32 + 16);
+      }
+      for (int r = 0; r < NW; ++r) {
+        const uint8_t* q = B.q.data() + (n + r) * K / 2 + blk * 16;
+        const __m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
+        const __m512 lo = _mm512_cvtepi32_ps(_mm512_and_si512(b, low4));
+        const __m512 hi = _mm512_cvtepi32_ps(_mm512_srli_epi32(b, 4));
+        for (int m = 0; m < MR; ++m) {
+          part[r][m] = _mm512_fmadd_ps(lo, a0[m], part[r][m]);
+          part[r][m] = _mm512_fmadd_ps(hi, a1[m], part[r][m]);
+        }
       }
     }
-    const __m512 sc = _mm512_set1_ps(s[g]);
-    for (int m = 0; m < MR; ++m) acc[m] = _mm512_fmadd_ps(part[m], sc, acc[m]);
+    for (int r = 0; r < NW; ++r) {
+      const float scv = B.scales[static_cast<size_t>((n + r) * G + g)];
+      const __m512 sc = _mm512_set1_ps(scv);
+      for (int m = 0; m < MR; ++m) {
+        acc[r][m] = _mm512_fmadd_ps(part[r][m], sc, acc[r][m]);
+        corr[r][m] += scv * asum[m * G + g];
+      }
+    }
   }
-  for (int m = 0; m < MR; ++m) {
-    alignas(64) float lanes[16];  // (_mm512_reduce_add_ps trips GCC 12's -Wuninitialized inside immintrin.h)
-    _mm512_store_ps(lanes, acc[m]);
-    float t = 0.f;
-    for (float v : lanes) t += v;
-    out[m * rsc] = t;
-  }
+  for (int r = 0; r < NW; ++r)
+    for (int m = 0; m < MR; ++m) {
+      alignas(64) float lanes[16];  // (_mm512_reduce_add_ps trips GCC 12's -Wuninitialized inside immintrin.h)
+      _mm512_store_ps(lanes, acc[r][m]);
+      float t = 0.f;
+      for (float v : lanes) t += v;
+      out[m * rsc + r] = t - 8.f * corr[r][m];
+    }
+}
+
+template <int MR>
+void dot_rows_avx512_range(const PackedQB4& B, int64_t n0, int64_t n1, const float* A, int64_t rsa, const float* asum,
+                           float* C, int64_t rsc) {
+  int64_t n = n0;
+  for (; n + 4 <= n1; n += 4) dot_rows_avx512<MR, 4>(B, n, A, rsa, asum, C + n, rsc);
+  for (; n < n1; ++n) dot_rows_avx512<MR, 1>(B, n, A, rsa, asum, C + n, rsc);
 }
 #endif
 
-void dot_rows_any(int64_t M, const PackedQB4& B, int64_t n, const float* A, int64_t rsa, float* out, int64_t rsc) {
+// Rows [n0, n1) of the weights against the M (<= kDotRows) rows of A; asum: M x G sums of A per group.
+void dot_rows_any(int64_t M, const PackedQB4& B, int64_t n0, int64_t n1, const float* A, int64_t rsa, const float* asum,
+                  float* C, int64_t rsc) {
 #if defined(__x86_64__)
   if (isa_level() == 2) {
-    for (int64_t m = 0; m < M; m += 4) {
-      const float* a = A + m * rsa;
-      float* o = out + m * rsc;
-      switch (std::min<int64_t>(M - m, 4)) {
-        case 1: dot_rows_avx512<1>(B, n, a, rsa, o, rsc); break;
-        case 2: dot_rows_avx512<2>(B, n, a, rsa, o, rsc); break;
-        case 3: dot_rows_avx512<3>(B, n, a, rsa, o, rsc); break;
-        default: dot_rows_avx512<4>(B, n, a, rsa, o, rsc); break;
-      }
+    switch (M) {
+      case 1: dot_rows_avx512_range<1>(B, n0, n1, A, rsa, asum, C, rsc); return;
+      case 2: dot_rows_avx512_range<2>(B, n0, n1, A, rsa, asum, C, rsc); return;
+      case 3: dot_rows_avx512_range<3>(B, n0, n1, A, rsa, asum, C, rsc); return;
+      default: dot_rows_avx512_range<4>(B, n0, n1, A, rsa, asum, C, rsc); return;
     }
-    return;
   }
 #endif
-  dot_rows_any_portable(M, B, n, A, rsa, out, rsc, 0);
+  (void)asum;
+  for (int64_t n = n0; n < n1; ++n) dot_rows_any_portable(M, B, n, A, rsa, C + n, rsc, 0);
 }
 
 // Rows of A up to which the decode pass (a dot product per output) beats expanding blocks for the fp32 GEMM.
@@ -201,8 +226,12 @@ void qb4_gemm(int64_t M, const float* A, int64_t rsa, const PackedQB4& B, float*
   };
   if (M <= kDotRows) {
     const int64_t grain = std::max<int64_t>(1, 16384 / K);
+    const int64_t G = K / B.group;
+    std::vector<float> asum(static_cast<size_t>(M * G), 0.f);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t k = 0; k < K; ++k) asum[static_cast<size_t>(m * G + k / B.group)] += A[m * rsa + k];
     ::executorch::extension::parallel_for(0, N, grain, [&](int64_t n0, int64_t n1) {
-      for (int64_t n = n0; n < n1; ++n) dot_rows_any(M, B, n, A, rsa, C + n, rsc);
+      dot_rows_any(M, B, n0, n1, A, rsa, asum.data(), C, rsc);
       epilogue(n0, n1);
     });
     return;
