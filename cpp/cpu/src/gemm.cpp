@@ -248,6 +248,34 @@ void naive(const GemmArgs& g) {
 
 }  // namespace
 
+namespace {
+
+// One row of A (contiguous) times B whose columns are contiguous (rsb == 1: B is a row-major weight [N, K] read as
+// its transpose, as linear layers store it): each output is one dot product, reading the weights once, in order.
+template <typename F>
+inline __attribute__((always_inline)) void gemv_columns_impl(int64_t j0, int64_t j1, int64_t K, float alpha,
+                                                             const float* a, const float* B, int64_t csb, float beta,
+                                                             float* c, int64_t csc, F) {
+  for (int64_t j = j0; j < j1; ++j) {
+    const float* b = B + j * csb;
+    float acc[16] = {};
+    int64_t k = 0;
+    for (; k + 16 <= K; k += 16)
+      for (int i = 0; i < 16; ++i) acc[i] += a[k + i] * b[k + i];
+    float t = 0.f;
+    for (; k < K; ++k) t += a[k] * b[k];
+    for (float v : acc) t += v;
+    float* cp = c + j * csc;
+    *cp = alpha * t + (beta == 0.f ? 0.f : beta * *cp);
+  }
+}
+ETK_ISA_DISPATCH(gemv_columns,
+                 (int64_t j0, int64_t j1, int64_t K, float alpha, const float* a, const float* B, int64_t csb,
+                  float beta, float* c, int64_t csc, F f),
+                 (j0, j1, K, alpha, a, B, csb, beta, c, csc, f))
+
+}  // namespace
+
 void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t rsa, int64_t csa, const float* B,
            int64_t rsb, int64_t csb, float beta, float* C, int64_t rsc, int64_t csc, bool parallel) {
   if (M <= 0 || N <= 0) return;
@@ -262,6 +290,17 @@ void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t
   }
   if (M * N * K <= 512) {
     naive(g);
+    return;
+  }
+  if (M == 1 && csa == 1 && rsb == 1 && K >= 16) {
+    // A matrix-vector product (a decode step of a linear layer): packing would cost a second pass over the weights.
+    const double flops = 2.0 * static_cast<double>(N) * static_cast<double>(K);
+    auto run = [&](int64_t j0, int64_t j1) { gemv_columns(j0, j1, K, alpha, A, B, csb, beta, C, csc, 0); };
+    if (parallel && flops > 2e5) {
+      ::executorch::extension::parallel_for(0, N, std::max<int64_t>(1, 8192 / K), run);
+    } else {
+      run(0, N);
+    }
     return;
   }
   const Kernel& kr = kernel();
