@@ -569,6 +569,30 @@ int64_t row_length(const Shape& s, uint32_t nonbatch) {
 
 }  // namespace
 
+namespace {
+
+// XNNPACK's f32 -> qd8 of one row, in place: the range [min(0, lo), max(0, hi)] onto [-128, 127] with a nudged
+// zero point; the row becomes q - zero_point; *scale and *offset (zero point + 128) describe it. Compiled per ISA
+// level (the min / max scan and the rounding vectorize).
+template <typename F>
+inline __attribute__((always_inline)) void qd8_row_impl(float* row, int64_t len, float* scale, float* offset, F) {
+  float mn = INFINITY, mx = -INFINITY;
+  for (int64_t i = 0; i < len; ++i) mn = row[i] < mn ? row[i] : mn, mx = row[i] > mx ? row[i] : mx;
+  const float rmin = std::fmin(0.f, mn), rmax = std::fmax(0.f, mx);
+  const float mult = rmin == rmax ? 1.f : 255.f / (rmax - rmin);
+  const float dmin = rmin * mult, dmax = rmax * mult;
+  float zp = (-128.f + dmin) + (127.f + dmax) > 0 ? -128.f - dmin : 127.f - dmax;
+  zp = std::fmin(std::fmax(zp, -128.f), 127.f);
+  const float nzp = static_cast<float>(std::lrintf(zp));
+  const float lo = -128.f - nzp, hi = 127.f - nzp;
+  for (int64_t i = 0; i < len; ++i) row[i] = round_even(clampf(row[i] * mult, lo, hi));
+  *scale = 1.f / mult;
+  *offset = nzp + 128.f;
+}
+ETK_ISA_DISPATCH(qd8_row, (float* row, int64_t len, float* scale, float* offset, F f), (row, len, scale, offset, f))
+
+}  // namespace
+
 void quant_inputs(Graph& g, const Node& n) {
   if (n.qmode != QMode::kGeneric) return;
   if (g.dequantized.size() < static_cast<size_t>(n.nin)) g.dequantized.resize(static_cast<size_t>(n.nin));
@@ -588,8 +612,14 @@ void quant_inputs(Graph& g, const Node& n) {
       unary_par(src, buf.data(), total, [=](float c) { return c * sc; });
     } else {
       const int64_t len = std::max<int64_t>(1, row_length(s, v.q.channel_dim));
-      const std::vector<float>& rs = g.row_scale[vi];
-      for (int64_t i = 0; i < total; ++i) buf[static_cast<size_t>(i)] = src[i] * rs[static_cast<size_t>(i / len)];
+      const float* rs = g.row_scale[vi].data();
+      float* dst = buf.data();
+      parallel_rows(total / len, len, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const float sc = rs[r];
+          for (int64_t i = r * len; i < (r + 1) * len; ++i) dst[i] = src[i] * sc;
+        }
+      });
     }
     g.ptrs[vi] = buf.data();
   }
@@ -635,21 +665,10 @@ void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
     std::vector<float>& ro = g.row_offset[static_cast<size_t>(n.out)];
     rs.resize(static_cast<size_t>(rows));
     ro.resize(static_cast<size_t>(rows));
-    for (int64_t r = 0; r < rows; ++r) {
-      float* row = y + r * len;
-      float mn = INFINITY, mx = -INFINITY;
-      for (int64_t i = 0; i < len; ++i) mn = row[i] < mn ? row[i] : mn, mx = row[i] > mx ? row[i] : mx;
-      const float rmin = std::fmin(0.f, mn), rmax = std::fmax(0.f, mx);
-      const float mult = rmin == rmax ? 1.f : 255.f / (rmax - rmin);
-      const float dmin = rmin * mult, dmax = rmax * mult;
-      float zp = (-128.f + dmin) + (127.f + dmax) > 0 ? -128.f - dmin : 127.f - dmax;
-      zp = std::fmin(std::fmax(zp, -128.f), 127.f);
-      const float nzp = static_cast<float>(std::lrintf(zp));
-      const float lo = -128.f - nzp, hi = 127.f - nzp;
-      for (int64_t i = 0; i < len; ++i) row[i] = round_even(clampf(row[i] * mult, lo, hi));
-      rs[static_cast<size_t>(r)] = 1.f / mult;
-      ro[static_cast<size_t>(r)] = nzp + 128.f;
-    }
+    parallel_rows(rows, len, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r)
+        qd8_row(y + r * len, len, &rs[static_cast<size_t>(r)], &ro[static_cast<size_t>(r)], 0);
+    });
   }
 }
 
