@@ -43,10 +43,20 @@ def test_manifest_has_the_three_recipes() -> None:
     assert (LLM / MANIFEST["tokenizer"]).stat().st_size < 10_000
 
 
+# EXECUTORCH_GEMM_ISA caps the CPU kernels' instruction set: the AVX2 and baseline paths are checked on an
+# AVX-512 machine too (the 4-bit and matrix-vector kernels have their own per-ISA code).
+ISAS = ["native", "avx2", "baseline"]
+
+
+def isa_env(env: dict[str, str], isa: str) -> dict[str, str]:
+    return env if isa == "native" else dict(env, EXECUTORCH_GEMM_ISA=isa)
+
+
+@pytest.mark.parametrize("isa", ISAS)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_prefill_matches_upstream(sdk: Path, variant: str, tmp_path: Path, quiet_env: dict[str, str]) -> None:
+def test_prefill_matches_upstream(sdk: Path, variant: str, isa: str, tmp_path: Path, quiet_env: dict[str, str]) -> None:
     spec = MANIFEST["variants"][variant]
-    proc = run_prefill(sdk, LLM / spec["program"], tmp_path, quiet_env)
+    proc = run_prefill(sdk, LLM / spec["program"], tmp_path, isa_env(quiet_env, isa))
     assert proc.returncode == 0, proc.stderr
     got = np.load(tmp_path / "out0.npy").reshape(-1)[-MANIFEST["params"]["vocab_size"] :]
     ref = np.load(LLM / spec["logits"])[0]
@@ -98,15 +108,19 @@ def llm_app(sdk: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build / "llm_app"
 
 
+@pytest.mark.parametrize("isa", ISAS)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_cpp_runner_reproduces_upstream(llm_app: Path, variant: str, tmp_path: Path, quiet_env: dict[str, str]) -> None:
+def test_cpp_runner_reproduces_upstream(
+    llm_app: Path, variant: str, isa: str, tmp_path: Path, quiet_env: dict[str, str]
+) -> None:
     # The C++ TextLLMRunner: greedy generation gives upstream's text, and its step() API gives upstream's logits
     # for the prefill and every decode step.
     spec = MANIFEST["variants"][variant]
     n = MANIFEST["decode_steps"] + 1
     logits_file = tmp_path / "logits.bin"
     cmd = [str(llm_app), str(LLM / spec["program"]), str(LLM / MANIFEST["tokenizer"]), MANIFEST["prompt"], str(n)]
-    proc = subprocess.run([*cmd, str(logits_file)], capture_output=True, text=True, env=quiet_env, timeout=300)
+    env = isa_env(quiet_env, isa)
+    proc = subprocess.run([*cmd, str(logits_file)], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == spec["greedy_text"].strip(), proc.stdout
     assert f"prompt {len(MANIFEST['prompt_tokens'])} tokens, generated {n}" in proc.stderr, proc.stderr

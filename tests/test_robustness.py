@@ -56,6 +56,22 @@ def test_damaged_programs_fail_cleanly(asan_build: Path, name: str) -> None:
     assert gtest_passed(proc) >= 6  # truncations, identifiers, flips, the targeted and header cases all ran
 
 
+@pytest.mark.parametrize("variant", ["kv_portable", "kv_sdpa_xnnpack", "kv_8da4w"])
+def test_damaged_llm_programs_fail_cleanly(asan_build: Path, variant: str) -> None:
+    # export_llama programs (mutable KV-cache buffers, llama:: kernels, XNNPACK fp32 and 8da4w payloads): damaged
+    # copies are refused or run, never crash; the intact program runs on zero tokens.
+    pte = FIXTURES / "llm" / f"{variant}.pte"
+    env = dict(os.environ, **SAN_ENV)
+    proc = subprocess.run(
+        [str(asan_build / "bin" / "robustness_test"), str(pte), "--flips", "100"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert gtest_passed(proc) >= 6
+
+
 @pytest.mark.slow  # every ISA path and kernel, unoptimized under ASan
 def test_kernels_under_sanitizers(asan_build: Path) -> None:
     # GEMM/convolution against naive references on every ISA path, and random arguments into every kernel.
