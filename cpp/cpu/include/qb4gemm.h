@@ -10,21 +10,34 @@ namespace etk {
 
 struct PackedQB4 {
   int64_t K = 0, N = 0, group = 0;
-  // N rows of K / 2 bytes; within each run of 32 weights w[0..31] of a row, byte i (0..15) holds w[i] + 8 in its
-  // low nibble and w[16 + i] + 8 in its high one (so both halves expand to contiguous floats).
+  // Row layout (rows): N rows of K / 2 bytes; within each run of 32 weights w[0..31] of a row, byte i (0..15) holds
+  // w[i] + 8 in its low nibble and w[16 + i] + 8 in its high one (so both halves expand to contiguous floats).
+  // Panel layout (panels, for the int8 kernel): 16-column panels, each K / 8 blocks of 64 bytes; in block b, byte
+  // 4c + r holds w(col c, 8b + r) + 8 in its low nibble and w(col c, 8b + 4 + r) + 8 in its high one (vpdpbusd's
+  // [4 k][16 columns] order), columns past N zero.
+  bool panels = false;
   std::vector<uint8_t> q;
-  std::vector<float> scales;  // N x (K / group)
-  std::vector<float> bias;    // N, or empty
+  std::vector<float> scales;  // rows: N x (K / group); panels: per panel, per group, 16 columns
+  std::vector<float> wsum;    // panels: per panel, per group, 16 columns: sum of w + 8 over the group
+  std::vector<float> bias;    // N (rows) or the panels' padded width, or empty
 };
 
-// Packs W (N x K, row-major: the dequantized values (q - 8) * scale(n, k / group)) back to 4 bits. False (nothing
+// Packs W (N x K, row-major: the dequantized values (q - 8) * scale(n, k / group)) back to 4 bits, in the panel
+// layout when `panels` (the int8 kernel: only where qgemm_available()), else the row layout. False (nothing
 // packed) when K or group is not a multiple of 32, or a value is not an integer in [-8, 7] times its scale.
 bool pack_qb4(int64_t K, int64_t N, const float* W, const float* scales, int64_t group, const float* bias,
-              PackedQB4* out);
+              PackedQB4* out, bool panels = false);
 
 // C(i, j) = clamp(sum_k A(i, k) * W(j, k) + bias(j), lo, hi), A(i, k) = A[i * rsa + k], C(i, j) = C[i * rsc + j];
 // W(j, k) = (q(j, k) - 8) * scale(j, k / group). Few rows (decode): one pass over the 4-bit weights; more rows:
 // blocks of weights expanded to fp32 and multiplied with the fp32 GEMM. Split over the pool.
+// Row layout only.
 void qb4_gemm(int64_t M, const float* A, int64_t rsa, const PackedQB4& B, float* C, int64_t rsc, float lo, float hi);
+
+// Dynamically quantized rows (qd8 x qb4w, as XNNPACK's), panel layout only: A(i, k) integers (q - zero point) with
+// A(i, k) + row_offset(i) in [0, 255]; C(i, j) = clamp(row_scale(i) * sum_g scale(j, g) * sum_{k in g} A(i, k) *
+// (q(j, k) - 8) + bias(j), lo, hi), the group sums in int32 (AVX-512 VNNI), exact.
+void qb4_gemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offset, const float* row_scale,
+                      const PackedQB4& B, float* C, int64_t rsc, float lo, float hi);
 
 }  // namespace etk

@@ -22,26 +22,61 @@
 namespace etk {
 
 bool pack_qb4(int64_t K, int64_t N, const float* W, const float* scales, int64_t group, const float* bias,
-              PackedQB4* out) {
+              PackedQB4* out, bool panels) {
   if (K <= 0 || N <= 0 || group <= 0 || K % 32 != 0 || group % 32 != 0 || K % group != 0) return false;
   const int64_t G = K / group;
-  PackedQB4 p;
-  p.K = K;
-  p.N = N;
-  p.group = group;
-  p.q.assign(static_cast<size_t>(N * K / 2), 0);
-  p.scales.assign(scales, scales + N * G);
-  if (bias != nullptr) p.bias.assign(bias, bias + N);
+  // The 4-bit values (w + 8), checked against the scales.
+  std::vector<uint8_t> nib(static_cast<size_t>(N * K));
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t k = 0; k < K; ++k) {
       const float s = scales[n * G + k / group];
       const float w = W[n * K + k];
       const float q = s != 0.f ? std::nearbyint(w / s) : 0.f;
       if (!(q >= -8.f && q <= 7.f) || q * s != w) return false;
-      const auto nib = static_cast<uint8_t>(static_cast<int>(q) + 8);
-      const int64_t blk = k / 32, i = k % 32;
-      uint8_t& b = p.q[static_cast<size_t>(n * K / 2 + blk * 16 + (i % 16))];
-      b = static_cast<uint8_t>(i < 16 ? (b & 0xF0) | nib : (b & 0x0F) | (nib << 4));
+      nib[static_cast<size_t>(n * K + k)] = static_cast<uint8_t>(static_cast<int>(q) + 8);
+    }
+  }
+  PackedQB4 p;
+  p.K = K;
+  p.N = N;
+  p.group = group;
+  p.panels = panels;
+  if (!panels) {
+    p.q.assign(static_cast<size_t>(N * K / 2), 0);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k) {
+        const uint8_t v = nib[static_cast<size_t>(n * K + k)];
+        const int64_t blk = k / 32, i = k % 32;
+        uint8_t& b = p.q[static_cast<size_t>(n * K / 2 + blk * 16 + (i % 16))];
+        b = static_cast<uint8_t>(i < 16 ? (b & 0xF0) | v : (b & 0x0F) | (v << 4));
+      }
+    p.scales.assign(scales, scales + N * G);
+    if (bias != nullptr) p.bias.assign(bias, bias + N);
+  } else {
+    const int64_t P = (N + 15) / 16;
+    auto at = [&](int64_t n, int64_t k) -> uint8_t { return n < N ? nib[static_cast<size_t>(n * K + k)] : 8; };
+    p.q.resize(static_cast<size_t>(P * (K / 8) * 64));
+    p.scales.assign(static_cast<size_t>(P * G * 16), 0.f);
+    p.wsum.assign(static_cast<size_t>(P * G * 16), 0.f);
+    for (int64_t pn = 0; pn < P; ++pn) {
+      for (int64_t b = 0; b < K / 8; ++b)
+        for (int c = 0; c < 16; ++c)
+          for (int r = 0; r < 4; ++r)
+            p.q[static_cast<size_t>((pn * (K / 8) + b) * 64 + 4 * c + r)] =
+                static_cast<uint8_t>(at(pn * 16 + c, 8 * b + r) | (at(pn * 16 + c, 8 * b + 4 + r) << 4));
+      for (int64_t g = 0; g < G; ++g)
+        for (int c = 0; c < 16; ++c) {
+          const int64_t n = pn * 16 + c;
+          if (n >= N) continue;
+          float sum = 0.f;
+          for (int64_t k = g * group; k < (g + 1) * group; ++k) sum += static_cast<float>(at(n, k));
+          p.wsum[static_cast<size_t>((pn * G + g) * 16 + c)] = sum;
+          p.scales[static_cast<size_t>((pn * G + g) * 16 + c)] = scales[n * G + g];
+        }
+    }
+    if (bias != nullptr) {
+      p.bias.assign(static_cast<size_t>(P * 16), 0.f);
+      std::copy(bias, bias + N, p.bias.begin());
     }
   }
   *out = std::move(p);
@@ -251,6 +286,109 @@ void qb4_gemm(int64_t M, const float* A, int64_t rsa, const PackedQB4& B, float*
     sgemm(M, nc, K, 1.f, A, rsa, 1, wp, 1, K, 0.f, C + c0, rsc, 1, /*parallel=*/true);
   }
   ::executorch::extension::parallel_for(0, N, std::max<int64_t>(1, 16384 / M), epilogue);
+}
+
+#if defined(__x86_64__)
+namespace {
+
+#define ETK_QB4_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+
+struct DynRows {
+  const uint8_t* u;  // M x K activations as u8 (A + row_offset)
+  const float* e;    // M x G: 8 * row_offset * group - 8 * (the group's sum of u)
+  const float* ro;   // M row offsets
+  const float* rs;   // M row scales
+};
+
+// MR rows x one 16-column panel: per group, int32 sums of u8 x (w + 8) (vpdpbusd), then in float the offsets come
+// off (- row_offset * sum(w + 8) - 8 * sum(u) + 8 * row_offset * group) and the group's scales multiply.
+template <int MR>
+ETK_QB4_VNNI void qb4_vnni_block(const PackedQB4& B, const DynRows& d, int64_t i0, int64_t pn, float* C, int64_t rsc,
+                                 float lo, float hi) {
+  const int64_t K = B.K, G = K / B.group, steps = B.group / 8;
+  const uint8_t* panel = B.q.data() + pn * (K / 8) * 64;
+  const __m512i m0f = _mm512_set1_epi8(0x0F);
+  __m512 acc[MR];
+  for (int m = 0; m < MR; ++m) acc[m] = _mm512_setzero_ps();
+  for (int64_t g = 0; g < G; ++g) {
+    __m512i di[MR];
+    for (int m = 0; m < MR; ++m) di[m] = _mm512_setzero_si512();
+    for (int64_t s = 0; s < steps; ++s) {
+      const int64_t b = g * steps + s;
+      const __m512i v = _mm512_loadu_si512(panel + b * 64);
+      const __m512i wl = _mm512_and_si512(v, m0f);
+      const __m512i wh = _mm512_and_si512(_mm512_srli_epi16(v, 4), m0f);
+      for (int m = 0; m < MR; ++m) {
+        int32_t xl, xh;
+        std::memcpy(&xl, d.u + (i0 + m) * K + 8 * b, 4);
+        std::memcpy(&xh, d.u + (i0 + m) * K + 8 * b + 4, 4);
+        di[m] = _mm512_dpbusd_epi32(di[m], _mm512_set1_epi32(xl), wl);
+        di[m] = _mm512_dpbusd_epi32(di[m], _mm512_set1_epi32(xh), wh);
+      }
+    }
+    const __m512 sw = _mm512_loadu_ps(B.wsum.data() + (pn * G + g) * 16);
+    const __m512 sc = _mm512_loadu_ps(B.scales.data() + (pn * G + g) * 16);
+    for (int m = 0; m < MR; ++m) {
+      const __m512 t =
+          _mm512_fnmadd_ps(_mm512_set1_ps(d.ro[i0 + m]), sw,
+                           _mm512_add_ps(_mm512_cvtepi32_ps(di[m]), _mm512_set1_ps(d.e[(i0 + m) * G + g])));
+      acc[m] = _mm512_fmadd_ps(t, sc, acc[m]);
+    }
+  }
+  const int64_t n0 = pn * 16, nc = std::min<int64_t>(16, B.N - n0);
+  const __mmask16 mask = static_cast<__mmask16>((1u << nc) - 1u);
+  const __m512 bias = B.bias.empty() ? _mm512_setzero_ps() : _mm512_loadu_ps(B.bias.data() + n0);
+  for (int m = 0; m < MR; ++m) {
+    __m512 y = _mm512_fmadd_ps(acc[m], _mm512_set1_ps(d.rs[i0 + m]), bias);
+    y = _mm512_maskz_min_ps(0xFFFF, _mm512_maskz_max_ps(0xFFFF, y, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
+    _mm512_mask_storeu_ps(C + (i0 + m) * rsc + n0, mask, y);
+  }
+}
+
+}  // namespace
+#endif
+
+void qb4_gemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offset, const float* row_scale,
+                      const PackedQB4& B, float* C, int64_t rsc, float lo, float hi) {
+#if defined(__x86_64__)
+  const int64_t N = B.N, K = B.K, G = K / B.group;
+  if (M <= 0 || N <= 0 || !B.panels) return;
+  std::vector<uint8_t> u(static_cast<size_t>(M * K));
+  std::vector<float> e(static_cast<size_t>(M * G));
+  for (int64_t i = 0; i < M; ++i) {
+    const float ro = row_offset[i];
+    for (int64_t g = 0; g < G; ++g) {
+      int32_t sum = 0;
+      for (int64_t k = g * B.group; k < (g + 1) * B.group; ++k) {
+        const auto v = static_cast<int32_t>(A[i * rsa + k] + ro);
+        u[static_cast<size_t>(i * K + k)] = static_cast<uint8_t>(v);
+        sum += v;
+      }
+      e[static_cast<size_t>(i * G + g)] = 8.f * ro * static_cast<float>(B.group) - 8.f * static_cast<float>(sum);
+    }
+  }
+  const DynRows d{u.data(), e.data(), row_offset, row_scale};
+  const int64_t P = (N + 15) / 16, mb = (M + 3) / 4;
+  const double macs = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+  auto run = [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t pn = t % P, i0 = (t / P) * 4;
+      switch (std::min<int64_t>(4, M - i0)) {
+        case 1: qb4_vnni_block<1>(B, d, i0, pn, C, rsc, lo, hi); break;
+        case 2: qb4_vnni_block<2>(B, d, i0, pn, C, rsc, lo, hi); break;
+        case 3: qb4_vnni_block<3>(B, d, i0, pn, C, rsc, lo, hi); break;
+        default: qb4_vnni_block<4>(B, d, i0, pn, C, rsc, lo, hi); break;
+      }
+    }
+  };
+  if (macs < 2e5) {
+    run(0, P * mb);
+  } else {
+    ::executorch::extension::parallel_for(0, P * mb, std::max<int64_t>(1, 4096 / K), run);
+  }
+#else
+  (void)M, (void)A, (void)rsa, (void)row_offset, (void)row_scale, (void)B, (void)C, (void)rsc, (void)lo, (void)hi;
+#endif
 }
 
 }  // namespace etk

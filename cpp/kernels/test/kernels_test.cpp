@@ -540,6 +540,53 @@ TEST_F(Kernels, BlockwiseInt4GemmMatchesReference) {
   EXPECT_FALSE(etk::pack_qb4(32, 1, W.data(), S.data(), 32, nullptr, &p));
 }
 
+// qd8 x qb4w on the int8 kernel (panel layout): the group sums are integers, so the result equals the reference
+// computed in double from the integers up to float rounding of the per-group terms.
+TEST_F(Kernels, BlockwiseInt4DynamicGemmMatchesIntegerReference) {
+  if (!etk::qgemm_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU (the callers keep the float kernel)";
+  std::mt19937 rng(22);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int it = 0; it < 40; ++it) {
+    const int64_t group = 32 * uni(1, 4), K = group * uni(1, 4), N = uni(1, 70), M = uni(1, 11);
+    const bool has_bias = uni(0, 1);
+    const int64_t G = K / group;
+    std::vector<float> W(static_cast<size_t>(N * K)), S(static_cast<size_t>(N * G)), A(static_cast<size_t>(M * K)),
+        ro(static_cast<size_t>(M)), rs(static_cast<size_t>(M)), bias(static_cast<size_t>(N));
+    std::vector<int> q(static_cast<size_t>(N * K));
+    for (auto& s : S) s = std::ldexp(static_cast<float>(uni(1, 1000)), -uni(6, 14));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k) {
+        q[static_cast<size_t>(n * K + k)] = uni(-8, 7);
+        W[n * K + k] = static_cast<float>(q[static_cast<size_t>(n * K + k)]) * S[n * G + k / group];
+      }
+    for (int64_t i = 0; i < M; ++i) {
+      ro[i] = static_cast<float>(uni(0, 255));
+      rs[i] = std::ldexp(static_cast<float>(uni(1, 1000)), -uni(8, 16));
+      for (int64_t k = 0; k < K; ++k) A[i * K + k] = static_cast<float>(uni(0, 255)) - ro[i];
+    }
+    for (auto& b : bias) b = static_cast<float>(uni(-1000, 1000)) / 100.f;
+    etk::PackedQB4 p;
+    ASSERT_TRUE(etk::pack_qb4(K, N, W.data(), S.data(), group, has_bias ? bias.data() : nullptr, &p, true));
+    std::vector<float> C(static_cast<size_t>(M * N));
+    etk::qb4_gemm_dynamic(M, A.data(), K, ro.data(), rs.data(), p, C.data(), N, -40.f, 40.f);
+    for (int64_t i = 0; i < M; ++i) {
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = 0.0, mag = 1.0;
+        for (int64_t g = 0; g < G; ++g) {
+          int64_t isum = 0;
+          for (int64_t k = g * group; k < (g + 1) * group; ++k)
+            isum += static_cast<int64_t>(A[i * K + k]) * q[static_cast<size_t>(j * K + k)];
+          acc += static_cast<double>(isum) * S[j * G + g];
+          mag += std::abs(static_cast<double>(isum) * S[j * G + g]);
+        }
+        const double want = std::min(40.0, std::max(-40.0, acc * rs[i] + (has_bias ? bias[j] : 0.f)));
+        ASSERT_NEAR(C[static_cast<size_t>(i * N + j)], want, 1e-6 * mag * rs[i] + 1e-6 * std::abs(want))
+            << "it " << it << " (" << i << ", " << j << ")";
+      }
+    }
+  }
+}
+
 // Random arguments for every kernel: each call must return (failing or not) without crashing.
 TEST_F(Kernels, RandomArgumentsNeverCrash) {
   rng.seed(1234);

@@ -703,8 +703,11 @@ void pack_blockwise_weights(Graph& g) {
     Value& w = g.values[static_cast<size_t>(n.filter)];
     const Value* b = n.bias >= 0 ? &g.values[static_cast<size_t>(n.bias)] : nullptr;
     if (w.block_group <= 0 || w.data == nullptr || w.dims.size() != 2 || (b != nullptr && b->data == nullptr)) continue;
+    // Dynamically quantized inputs (8da4w) on the int8 kernel where the CPU has one; fp32 inputs, or no VNNI: the
+    // float kernel on the dequantized rows.
+    const bool dynamic = g.values[static_cast<size_t>(n.in[0])].q.kind == QKind::kDynamic;
     if (!etk::pack_qb4(w.dims[1], w.dims[0], w.data, w.block_scales.data(), w.block_group,
-                       b != nullptr ? b->data : nullptr, &n.qb4))
+                       b != nullptr ? b->data : nullptr, &n.qb4, dynamic && etk::qgemm_available()))
       continue;
     n.packed.clear();
     if (readers[static_cast<size_t>(n.filter)] != 1) continue;
@@ -723,6 +726,15 @@ Error run_qb4(Graph& g, const Node& n, float* y) {
   const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
   const int64_t K = n.qb4.K, M = numel_dims(si) / std::max<int64_t>(K, 1);
   if (si.empty() || si.back() != K) return node_fail(n, "input channels differ from the weights':", si);
+  if (n.qb4.panels) {
+    // The integers as the Convert left them (quant_inputs saved the pointer before dequantizing).
+    const std::vector<float>& rs = g.row_scale[static_cast<size_t>(n.in[0])];
+    const std::vector<float>& ro = g.row_offset[static_cast<size_t>(n.in[0])];
+    if (static_cast<int64_t>(rs.size()) != M || static_cast<int64_t>(ro.size()) != M)
+      return node_fail(n, "dynamically quantized input rows differ from the weights' input channels:", si);
+    etk::qb4_gemm_dynamic(M, g.saved_ptrs[0], K, ro.data(), rs.data(), n.qb4, y, n.qb4.N, n.out_min, n.out_max);
+    return Error::Ok;
+  }
   etk::qb4_gemm(M, g.ptrs[static_cast<size_t>(n.in[0])], K, n.qb4, y, n.qb4.N, n.out_min, n.out_max);
   return Error::Ok;
 }
