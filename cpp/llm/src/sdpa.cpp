@@ -3,29 +3,18 @@
 // and caches; grouped-query attention when the cache has fewer heads than the queries. Without a mask, query i
 // (absolute position start_pos + i) sees the cache's first start_pos + seq_len positions, and with is_causal only
 // those up to its own; with a mask ([seq_len, cache_len], added to the scores) it sees the whole cache. Each
-// (batch, query, head) row is one softmax over its scores, rows split over the shared thread pool.
+// (batch, head) is two products on the shared CPU base's GEMM around a softmax per query row; heads are split
+// over the shared thread pool.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include <executorch/extension/parallel/thread_parallel.h>
 
+#include "gemm.h"
 #include "ops.h"
 
 namespace etl {
-namespace {
-
-float dot(const float* a, const float* b, int64_t n) {
-  float acc[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; ++k) acc[k] += a[i + k] * b[i + k];
-  float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-  for (; i < n; ++i) s += a[i] * b[i];
-  return s;
-}
-
-}  // namespace
 
 void attention(KernelRuntimeContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v, int64_t start_pos,
                const Tensor* mask, bool is_causal, bool has_scale, double scale, const Tensor& out) {
@@ -75,45 +64,46 @@ void attention(KernelRuntimeContext& ctx, const Tensor& q, const Tensor& k, cons
   const float* mp = mask ? static_cast<const float*>(mask->const_data_ptr()) : nullptr;
   float* op = static_cast<float*>(out.mutable_data_ptr());
   const int64_t group = Hq / Hkv;
-  const int64_t rows = B * S * Hq;
-  auto run = [&](int64_t begin, int64_t end) {
-    std::vector<float> p(static_cast<size_t>(num_keys));
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t h = r % Hq, i = (r / Hq) % S, b = r / (Hq * S);
-      const int64_t kvh = h / group;
-      const int64_t n = mask || !is_causal ? num_keys : start_pos + i + 1;
-      const float* qrow = qp + r * D;
-      const float* kbase = kp + (b * L * Hkv + kvh) * D;
-      const float* vbase = vp + (b * L * Hkv + kvh) * D;
-      float m = -INFINITY;
-      for (int64_t j = 0; j < n; ++j) {
-        float s = dot(qrow, kbase + j * Hkv * D, D) * sc;
-        if (mp) s += mp[i * L + j];
-        p[static_cast<size_t>(j)] = s;
-        m = std::max(m, s);
+  // One task per (batch, query head): scores = scale * q_h k_h^T on the shared GEMM (a matrix-vector product per
+  // key for a decode step), the masked softmax per query row, then out_h = P v_h.
+  auto run = [&](int64_t t0, int64_t t1) {
+    std::vector<float> p(static_cast<size_t>(S * num_keys));
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t b = t / Hq, h = t % Hq, kvh = h / group;
+      const float* qh = qp + (b * S * Hq + h) * D;     // query i at qh + i * Hq * D
+      const float* kh = kp + (b * L * Hkv + kvh) * D;  // key j at kh + j * Hkv * D
+      const float* vh = vp + (b * L * Hkv + kvh) * D;
+      etk::sgemm(S, num_keys, D, sc, qh, Hq * D, 1, kh, 1, Hkv * D, 0.f, p.data(), num_keys, 1, /*parallel=*/false);
+      for (int64_t i = 0; i < S; ++i) {
+        float* row = p.data() + i * num_keys;
+        const int64_t n = mask || !is_causal ? num_keys : start_pos + i + 1;
+        if (mp) {
+          for (int64_t j = 0; j < num_keys; ++j) row[j] += mp[i * L + j];
+        }
+        float m = -INFINITY;
+        for (int64_t j = 0; j < n; ++j) m = std::max(m, row[j]);
+        if (n == 0 || m == -INFINITY) {  // every key masked out: zeros, as upstream
+          std::fill(row, row + num_keys, 0.0f);
+          continue;
+        }
+        float sum = 0.0f;
+        for (int64_t j = 0; j < n; ++j) {
+          row[j] = std::exp(row[j] - m);
+          sum += row[j];
+        }
+        const float inv = 1.0f / sum;
+        for (int64_t j = 0; j < n; ++j) row[j] *= inv;
+        std::fill(row + n, row + num_keys, 0.0f);
       }
-      float* orow = op + r * D;
-      std::fill(orow, orow + D, 0.0f);
-      if (n == 0 || m == -INFINITY) continue;  // every key masked out: zeros, as upstream
-      float sum = 0.0f;
-      for (int64_t j = 0; j < n; ++j) {
-        const float e = std::exp(p[static_cast<size_t>(j)] - m);
-        p[static_cast<size_t>(j)] = e;
-        sum += e;
-      }
-      const float inv = 1.0f / sum;
-      for (int64_t j = 0; j < n; ++j) {
-        const float w = p[static_cast<size_t>(j)] * inv;
-        const float* vrow = vbase + j * Hkv * D;
-        for (int64_t d = 0; d < D; ++d) orow[d] += w * vrow[d];
-      }
+      etk::sgemm(S, D, num_keys, 1.f, p.data(), num_keys, 1, vh, Hkv * D, 1, 0.f, op + (b * S * Hq + h) * D, Hq * D, 1,
+                 /*parallel=*/false);
     }
   };
-  // About 4 * num_keys * head_dim flops a row: stay on the calling thread when the whole call is small.
-  if (rows * num_keys * D < 65536) {
-    run(0, rows);
+  // About 4 * S * num_keys * head_dim flops a task: stay on the calling thread when the whole call is small.
+  if (B * Hq * S * num_keys * D < 65536) {
+    run(0, B * Hq);
   } else {
-    ::executorch::extension::parallel_for(0, rows, 1, run);
+    ::executorch::extension::parallel_for(0, B * Hq, 1, run);
   }
 }
 
