@@ -2,13 +2,15 @@
 """Export the LLM `.pte` test fixtures (``tests/fixtures/llm``) with upstream ExecuTorch's ``export_llama``.
 
 One tiny Llama (random seeded weights, grouped-query attention, SwiGLU, RoPE, RMSNorm) and one SentencePiece
-tokenizer trained here on the short text in ``CORPUS``, exported three ways, as upstream's LLM guide does:
+tokenizer trained here on the short text in ``CORPUS``, exported four ways, as upstream's LLM guide does:
 
 * ``kv_portable.pte``: ``export_llama -kv`` (KV cache as mutable buffers updated by ``index_put`` / ``copy_``,
   attention as ATen ops, no delegate);
 * ``kv_sdpa_xnnpack.pte``: ``-kv --use_sdpa_with_kv_cache -X`` (``llama::update_cache`` / ``llama::custom_sdpa``
   kernels, linear layers in XNNPACK);
-* ``kv_8da4w.pte``: the same with ``-qmode 8da4w -G 32`` (int8 dynamic activations x int4 grouped weights).
+* ``kv_8da4w.pte``: the same with ``-qmode 8da4w -G 32`` (int8 dynamic activations x int4 grouped weights);
+* ``kv_int8_cache.pte``: ``-kv --use_sdpa_with_kv_cache --quantize_kv_cache -X`` (int8 KV cache with per-token
+  scales, ``llama::custom_quantized_sdpa``).
 
 Upstream's ``export_llama`` without ``-c`` builds the model with ``to_empty()`` (its buffers are left
 uninitialised), so the script saves a seeded random checkpoint of the same parameters and passes it.
@@ -62,6 +64,7 @@ VARIANTS = {
     "kv_portable": ["-kv"],
     "kv_sdpa_xnnpack": ["-kv", "--use_sdpa_with_kv_cache", "-X"],
     "kv_8da4w": ["-kv", "--use_sdpa_with_kv_cache", "-X", "-qmode", "8da4w", "-G", "32"],
+    "kv_int8_cache": ["-kv", "--use_sdpa_with_kv_cache", "--quantize_kv_cache", "-X"],
 }
 
 # The tokenizer's training text (written for these fixtures).
@@ -223,6 +226,11 @@ def main() -> None:
         "decode_steps": DECODE_STEPS,
         "variants": {},
     }
+    old = out / "manifest.json"
+    if args.only and old.is_file():  # --only: keep the other variants' entries
+        manifest["variants"] = {
+            v: e for v, e in json.loads(old.read_text())["variants"].items() if v in VARIANTS and v not in args.only
+        }
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         params = tmp / "params.json"
@@ -244,6 +252,7 @@ def main() -> None:
                 "greedy_text": sp.decode(generated),
             }
             print(f"{variant}: {pte.stat().st_size} bytes, greedy {generated!r}")
+    manifest["variants"] = {v: manifest["variants"][v] for v in VARIANTS if v in manifest["variants"]}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 

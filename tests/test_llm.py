@@ -1,5 +1,6 @@
 """LLM programs exported by upstream's export_llama (tests/fixtures/llm: a tiny random Llama as -kv portable,
--kv --use_sdpa_with_kv_cache -X, and the same with -qmode 8da4w) on the installed SDK and the wheel.
+-kv --use_sdpa_with_kv_cache -X, the same with -qmode 8da4w, and with --quantize_kv_cache) on the installed SDK and
+the wheel.
 
 References are upstream's runtime logits for one prefill call and greedy decode steps (scripts/export_llm_fixtures.py).
 The C++ runner checks the prefill of each program; the wheel's executorch.llm (in a fresh venv with sentencepiece)
@@ -33,12 +34,13 @@ def run_prefill(sdk: Path, pte: Path, tmp_path: Path, env: dict[str, str]) -> su
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
 
 
-def test_manifest_has_the_three_recipes() -> None:
+def test_manifest_has_the_recipes() -> None:
     flags = {v: " ".join(s["export_llama_flags"]) for v, s in MANIFEST["variants"].items()}
     assert flags == {
         "kv_portable": "-kv",
         "kv_sdpa_xnnpack": "-kv --use_sdpa_with_kv_cache -X",
         "kv_8da4w": "-kv --use_sdpa_with_kv_cache -X -qmode 8da4w -G 32",
+        "kv_int8_cache": "-kv --use_sdpa_with_kv_cache --quantize_kv_cache -X",
     }
     assert (LLM / MANIFEST["tokenizer"]).stat().st_size < 10_000
 

@@ -56,7 +56,7 @@ def test_damaged_programs_fail_cleanly(asan_build: Path, name: str) -> None:
     assert gtest_passed(proc) >= 6  # truncations, identifiers, flips, the targeted and header cases all ran
 
 
-@pytest.mark.parametrize("variant", ["kv_portable", "kv_sdpa_xnnpack", "kv_8da4w"])
+@pytest.mark.parametrize("variant", ["kv_portable", "kv_sdpa_xnnpack", "kv_8da4w", "kv_int8_cache"])
 def test_damaged_llm_programs_fail_cleanly(asan_build: Path, variant: str) -> None:
     # export_llama programs (mutable KV-cache buffers, llama:: kernels, XNNPACK fp32 and 8da4w payloads): damaged
     # copies are refused or run, never crash; the intact program runs on zero tokens.

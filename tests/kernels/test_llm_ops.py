@@ -113,6 +113,70 @@ def test_sdpa_with_kv_cache(run_op: Runner) -> None:
     np.testing.assert_allclose(res.outs[2], sdpa_ref(q, k, v, 0, True), rtol=1e-5, atol=1e-5)
 
 
+def quantize_tokens(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-token (last dim) asymmetric int8, as choose_qparams_per_token_asymmetric + quantize_per_token."""
+    lo = np.minimum(x.min(axis=-1, keepdims=True), 0)
+    hi = np.maximum(x.max(axis=-1, keepdims=True), 0)
+    scale = ((hi - lo) / 255).astype(f32)
+    zp = np.clip(np.round(-128 - lo / scale), -128, 127).astype(np.int8)
+    q = np.clip(np.round(x / scale) + zp, -128, 127).astype(np.int8)
+    return q, zp, scale
+
+
+def test_custom_quantized_sdpa_int8_cache(run_op: Runner) -> None:
+    # export_llama --quantize_kv_cache: int8 q / k / v with per-token zero points and scales, dequantized as
+    # (x - zero_point) * scale; float inputs run as custom_sdpa.
+    q, k, v = rf(1, 3, 4, 16), rf(1, 10, 2, 16), rf(1, 10, 2, 16)
+    (qq, qz, qs), (kq, kz, ks), (vq, vz, vs) = quantize_tokens(q), quantize_tokens(k), quantize_tokens(v)
+    res = run_op(
+        L + "custom_quantized_sdpa.out",
+        qq,
+        kq,
+        vq,
+        4,
+        None,
+        0.0,
+        True,
+        None,
+        qz,
+        qs,
+        kz,
+        ks,
+        vz,
+        vs,
+        False,
+        Out(f32, q.shape),
+    )
+    assert res.rc == 0, res.stderr
+
+    def deq(x: np.ndarray, z: np.ndarray, s: np.ndarray) -> np.ndarray:
+        return ((x.astype(np.int32) - z.astype(np.int32)) * s).astype(f32)
+
+    ref = sdpa_ref(deq(qq, qz, qs), deq(kq, kz, ks), deq(vq, vz, vs), 4, True)
+    np.testing.assert_allclose(res.outs[0], ref, rtol=1e-5, atol=1e-5)
+    res = run_op(
+        L + "custom_quantized_sdpa.out",
+        q,
+        k,
+        v,
+        4,
+        None,
+        0.0,
+        True,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        False,
+        Out(f32, q.shape),
+    )
+    assert res.rc == 0, res.stderr
+    np.testing.assert_allclose(res.outs[0], sdpa_ref(q, k, v, 4, True), rtol=1e-5, atol=1e-5)
+
+
 BAD = [
     (
         "past-the-cache",
@@ -185,6 +249,52 @@ BAD = [
         ),
         r"key_cache's 4 positions",
     ),
+    (
+        "quantized-sdpa-no-scales",
+        "custom_quantized_sdpa.out",
+        (
+            np.zeros((1, 1, 2, 8), np.int8),
+            np.zeros((1, 4, 2, 8), np.int8),
+            np.zeros((1, 4, 2, 8), np.int8),
+            0,
+            None,
+            0.0,
+            True,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            False,
+            Out(f32, (1, 1, 2, 8)),
+        ),
+        r"query is int8: its zero points \(Char\) and scales \(Float\) must hold one value per token and head \(2\)",
+    ),
+    (
+        "quantized-sdpa-seq-at-dim-2",
+        "custom_quantized_sdpa.out",
+        (
+            rf(1, 1, 2, 8),
+            rf(1, 4, 2, 8),
+            rf(1, 4, 2, 8),
+            0,
+            None,
+            0.0,
+            True,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            True,
+            Out(f32, (1, 1, 2, 8)),
+        ),
+        r"is_seq_at_dim_2",
+    ),
 ]
 
 
@@ -206,6 +316,7 @@ def test_every_llm_kernel_is_upstreams_and_tested() -> None:
         "update_cache_with_indices.out",
         "custom_sdpa.out",
         "sdpa_with_kv_cache.out",
+        "custom_quantized_sdpa.out",
     }
     assert registered <= tested, sorted(registered - tested)
 

@@ -7,7 +7,8 @@
   X("llama::update_cache.out", update_cache_out)                           \
   X("llama::update_cache_with_indices.out", update_cache_with_indices_out) \
   X("llama::custom_sdpa.out", custom_sdpa_out)                             \
-  X("llama::sdpa_with_kv_cache.out", sdpa_with_kv_cache_out)
+  X("llama::sdpa_with_kv_cache.out", sdpa_with_kv_cache_out)               \
+  X("llama::custom_quantized_sdpa.out", custom_quantized_sdpa_out)
 
 namespace etl {
 using namespace ::etkb;  // NOLINT: the shared kernel-authoring base
@@ -19,7 +20,14 @@ ETL_OPS(ETL_DECLARE)
 // checking shapes and bounds; false after failing ctx. `what` names the cache for messages.
 bool write_cache(KernelRuntimeContext& ctx, const Tensor& value, const Tensor& cache, int64_t start_pos,
                  const Tensor* indices, const char* what);
-// Attention of q [B, S, Hq, D] over k / v [B, L, Hkv, D] into out (resized to q's shape); see sdpa.cpp.
+// Per-token quantization parameters of int8 q / k / v (custom_quantized_sdpa): zero points (int8) and scales
+// (float), one per [batch, seq, head] row.
+struct TokenQParams {
+  const Tensor *q_zp, *q_scale, *k_zp, *k_scale, *v_zp, *v_scale;
+};
+// Attention of q [B, S, Hq, D] over k / v [B, L, Hkv, D] into out (resized to q's shape); with `quant`, q / k / v
+// are int8 and dequantized per token first. See sdpa.cpp.
 void attention(KernelRuntimeContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v, int64_t start_pos,
-               const Tensor* mask, bool is_causal, bool has_scale, double scale, const Tensor& out);
+               const Tensor* mask, bool is_causal, bool has_scale, double scale, const Tensor& out,
+               const TokenQParams* quant = nullptr);
 }  // namespace etl

@@ -16,16 +16,47 @@
 
 namespace etl {
 
+namespace {
+
+// x [.., D] int8 with one zero point and scale per row of D: (x - zero_point) * scale, as upstream's dequantize.
+bool dequantize_tokens(KernelRuntimeContext& ctx, const Tensor& x, const Tensor* zp, const Tensor* scale,
+                       const char* what, std::vector<float>* out) {
+  const int64_t D = x.size(x.dim() - 1), rows = D > 0 ? x.numel() / D : 0;
+  if (zp == nullptr || scale == nullptr || zp->scalar_type() != ScalarType::Char ||
+      scale->scalar_type() != ScalarType::Float || zp->numel() != rows || scale->numel() != rows ||
+      !is_contiguous(*zp) || !is_contiguous(*scale)) {
+    fail(ctx, Error::InvalidArgument,
+         "%s is int8: its zero points (Char) and scales (Float) must hold one value per token and head (%lld)", what,
+         static_cast<long long>(rows));
+    return false;
+  }
+  const auto* xp = static_cast<const int8_t*>(x.const_data_ptr());
+  const auto* zpp = static_cast<const int8_t*>(zp->const_data_ptr());
+  const auto* sp = static_cast<const float*>(scale->const_data_ptr());
+  out->resize(static_cast<size_t>(rows * D));
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t z = zpp[r];
+    const float s = sp[r];  // unwritten cache rows hold 0: not checked, as upstream
+    for (int64_t d = 0; d < D; ++d)
+      (*out)[static_cast<size_t>(r * D + d)] = static_cast<float>(static_cast<int32_t>(xp[r * D + d]) - z) * s;
+  }
+  return true;
+}
+
+}  // namespace
+
 void attention(KernelRuntimeContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v, int64_t start_pos,
-               const Tensor* mask, bool is_causal, bool has_scale, double scale, const Tensor& out) {
+               const Tensor* mask, bool is_causal, bool has_scale, double scale, const Tensor& out,
+               const TokenQParams* quant) {
   if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4)
     return fail(ctx, Error::InvalidArgument, "query %s, key %s and value %s must be 4-d [batch, seq, heads, head_dim]",
                 shape_string(q).c_str(), shape_string(k).c_str(), shape_string(v).c_str());
-  if (q.scalar_type() != ScalarType::Float || k.scalar_type() != ScalarType::Float ||
-      v.scalar_type() != ScalarType::Float || out.scalar_type() != ScalarType::Float)
-    return fail(ctx, Error::InvalidType, "query, key, value and out must be Float (got %s, %s, %s, %s)",
-                dtype_name(q.scalar_type()), dtype_name(k.scalar_type()), dtype_name(v.scalar_type()),
-                dtype_name(out.scalar_type()));
+  const ScalarType in_type = quant ? ScalarType::Char : ScalarType::Float;
+  if (q.scalar_type() != in_type || k.scalar_type() != in_type || v.scalar_type() != in_type ||
+      out.scalar_type() != ScalarType::Float)
+    return fail(ctx, Error::InvalidType, "query, key and value must be %s and out Float (got %s, %s, %s, %s)",
+                dtype_name(in_type), dtype_name(q.scalar_type()), dtype_name(k.scalar_type()),
+                dtype_name(v.scalar_type()), dtype_name(out.scalar_type()));
   const int64_t B = q.size(0), S = q.size(1), Hq = q.size(2), D = q.size(3);
   const int64_t L = k.size(1), Hkv = k.size(2);
   if (k.size(0) != B || v.size(0) != B || k.size(3) != D || v.size(3) != D || v.size(1) != L || v.size(2) != Hkv ||
@@ -58,9 +89,21 @@ void attention(KernelRuntimeContext& ctx, const Tensor& q, const Tensor& k, cons
     return fail(ctx, Error::InvalidArgument, "out cannot take the query's shape %s", shape_string(q).c_str());
   if (!is_contiguous(out)) return fail(ctx, Error::InvalidArgument, "out must be contiguous");
   const float sc = has_scale ? static_cast<float>(scale) : 1.0f / std::sqrt(static_cast<float>(D));
-  const float* qp = static_cast<const float*>(q.const_data_ptr());
-  const float* kp = static_cast<const float*>(k.const_data_ptr());
-  const float* vp = static_cast<const float*>(v.const_data_ptr());
+  const float* qp = nullptr;
+  const float* kp = nullptr;
+  const float* vp = nullptr;
+  std::vector<float> qf, kf, vf;
+  if (quant != nullptr) {
+    if (!dequantize_tokens(ctx, q, quant->q_zp, quant->q_scale, "query", &qf) ||
+        !dequantize_tokens(ctx, k, quant->k_zp, quant->k_scale, "key", &kf) ||
+        !dequantize_tokens(ctx, v, quant->v_zp, quant->v_scale, "value", &vf))
+      return;
+    qp = qf.data(), kp = kf.data(), vp = vf.data();
+  } else {
+    qp = static_cast<const float*>(q.const_data_ptr());
+    kp = static_cast<const float*>(k.const_data_ptr());
+    vp = static_cast<const float*>(v.const_data_ptr());
+  }
   const float* mp = mask ? static_cast<const float*>(mask->const_data_ptr()) : nullptr;
   float* op = static_cast<float*>(out.mutable_data_ptr());
   const int64_t group = Hq / Hkv;
@@ -121,6 +164,37 @@ void custom_sdpa_out(KernelRuntimeContext& ctx, Args args) {
       !arg_opt_double(ctx, args, 7, "scale", &scale, &has_scale) || !(out = arg_tensor(ctx, args, 8, "out")))
     return;
   attention(ctx, *q, *k, *v, start_pos, mask, is_causal, has_scale, scale, *out);
+}
+
+// custom_quantized_sdpa.out(Tensor query, Tensor key, Tensor value, SymInt start_pos, Tensor? attn_mask=None,
+// float drpout_p=0.0, bool is_causal=False, float? scale=None, Tensor? q_zero_points=None, Tensor? q_scales=None,
+// Tensor? k_zero_points=None, Tensor? k_scales=None, Tensor? v_zero_points=None, Tensor? v_scales=None,
+// bool is_seq_at_dim_2=False, *, Tensor(a!) out): export_llama --quantize_kv_cache's attention over int8 caches
+// (per-token zero points and scales); float queries, keys and values run as custom_sdpa.
+void custom_quantized_sdpa_out(KernelRuntimeContext& ctx, Args args) {
+  if (!check_nargs(ctx, args, 16)) return;
+  const Tensor *q = arg_tensor(ctx, args, 0, "query"), *k = nullptr, *v = nullptr, *mask = nullptr, *out = nullptr;
+  int64_t start_pos = 0;
+  double dropout = 0, scale = 0;
+  bool is_causal = false, has_scale = false, seq_at_dim_2 = false;
+  TokenQParams qp{};
+  if (!q || !(k = arg_tensor(ctx, args, 1, "key")) || !(v = arg_tensor(ctx, args, 2, "value")) ||
+      !arg_int(ctx, args, 3, "start_pos", &start_pos) || !arg_opt_tensor(ctx, args, 4, "attn_mask", &mask) ||
+      !arg_double(ctx, args, 5, "dropout_p", &dropout) || !arg_bool(ctx, args, 6, "is_causal", &is_causal) ||
+      !arg_opt_double(ctx, args, 7, "scale", &scale, &has_scale) ||
+      !arg_opt_tensor(ctx, args, 8, "q_zero_points", &qp.q_zp) ||
+      !arg_opt_tensor(ctx, args, 9, "q_scales", &qp.q_scale) ||
+      !arg_opt_tensor(ctx, args, 10, "k_zero_points", &qp.k_zp) ||
+      !arg_opt_tensor(ctx, args, 11, "k_scales", &qp.k_scale) ||
+      !arg_opt_tensor(ctx, args, 12, "v_zero_points", &qp.v_zp) ||
+      !arg_opt_tensor(ctx, args, 13, "v_scales", &qp.v_scale) ||
+      !arg_bool(ctx, args, 14, "is_seq_at_dim_2", &seq_at_dim_2) || !(out = arg_tensor(ctx, args, 15, "out")))
+    return;
+  if (seq_at_dim_2)
+    return fail(ctx, Error::NotSupported,
+                "is_seq_at_dim_2 (the [batch, heads, seq, head_dim] layout) is not supported");
+  const bool quantized = q->scalar_type() == ScalarType::Char;
+  attention(ctx, *q, *k, *v, start_pos, mask, is_causal, has_scale, scale, *out, quantized ? &qp : nullptr);
 }
 
 // sdpa_with_kv_cache.out(Tensor query, Tensor key, Tensor value, Tensor(a!) key_cache, Tensor(b!) value_cache,
