@@ -383,6 +383,8 @@ inline __attribute__((always_inline)) void ukernel(int64_t T, int64_t L, const f
     const float* ap[MR];
     for (int i = 0; i < MR; ++i) ap[i] = a[(i < mr ? i : mr - 1) * T + t];
     for (int64_t l = 0; l < L; ++l) {
+      // One row streams the panel from memory (a matrix-vector product): fetch ahead of the loads.
+      if (MR == 1) __builtin_prefetch(Bp + 32 * NR);
       VT b[NV];
       for (int j = 0; j < NV; ++j) std::memcpy(&b[j], Bp + j * W, sizeof(VT));
       for (int i = 0; i < MR; ++i) {
