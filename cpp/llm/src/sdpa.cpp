@@ -18,10 +18,11 @@ namespace etl {
 
 namespace {
 
-// x [.., D] int8 with one zero point and scale per row of D: (x - zero_point) * scale, as upstream's dequantize.
+// x [B, T, H, D] int8 with one zero point and scale per row of D: (x - zero_point) * scale, as upstream's
+// dequantize, for the first `used` of the T positions of each batch (a cache's later positions are not read).
 bool dequantize_tokens(KernelRuntimeContext& ctx, const Tensor& x, const Tensor* zp, const Tensor* scale,
-                       const char* what, std::vector<float>* out) {
-  const int64_t D = x.size(x.dim() - 1), rows = D > 0 ? x.numel() / D : 0;
+                       const char* what, int64_t used, std::vector<float>* out) {
+  const int64_t B = x.size(0), T = x.size(1), H = x.size(2), D = x.size(3), rows = B * T * H;
   if (zp == nullptr || scale == nullptr || zp->scalar_type() != ScalarType::Char ||
       scale->scalar_type() != ScalarType::Float || zp->numel() != rows || scale->numel() != rows ||
       !is_contiguous(*zp) || !is_contiguous(*scale)) {
@@ -34,11 +35,13 @@ bool dequantize_tokens(KernelRuntimeContext& ctx, const Tensor& x, const Tensor*
   const auto* zpp = static_cast<const int8_t*>(zp->const_data_ptr());
   const auto* sp = static_cast<const float*>(scale->const_data_ptr());
   out->resize(static_cast<size_t>(rows * D));
-  for (int64_t r = 0; r < rows; ++r) {
-    const int32_t z = zpp[r];
-    const float s = sp[r];  // unwritten cache rows hold 0: not checked, as upstream
-    for (int64_t d = 0; d < D; ++d)
-      (*out)[static_cast<size_t>(r * D + d)] = static_cast<float>(static_cast<int32_t>(xp[r * D + d]) - z) * s;
+  float* o = out->data();
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t r = b * T * H; r < (b * T + used) * H; ++r) {
+      const int32_t z = zpp[r];
+      const float s = sp[r];  // unwritten cache rows hold 0: not checked, as upstream
+      for (int64_t d = 0; d < D; ++d) o[r * D + d] = static_cast<float>(static_cast<int32_t>(xp[r * D + d]) - z) * s;
+    }
   }
   return true;
 }
@@ -94,9 +97,9 @@ void attention(KernelRuntimeContext& ctx, const Tensor& q, const Tensor& k, cons
   const float* vp = nullptr;
   std::vector<float> qf, kf, vf;
   if (quant != nullptr) {
-    if (!dequantize_tokens(ctx, q, quant->q_zp, quant->q_scale, "query", &qf) ||
-        !dequantize_tokens(ctx, k, quant->k_zp, quant->k_scale, "key", &kf) ||
-        !dequantize_tokens(ctx, v, quant->v_zp, quant->v_scale, "value", &vf))
+    if (!dequantize_tokens(ctx, q, quant->q_zp, quant->q_scale, "query", S, &qf) ||
+        !dequantize_tokens(ctx, k, quant->k_zp, quant->k_scale, "key", num_keys, &kf) ||
+        !dequantize_tokens(ctx, v, quant->v_zp, quant->v_scale, "value", num_keys, &vf))
       return;
     qp = qf.data(), kp = kf.data(), vp = vf.data();
   } else {
