@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -47,26 +48,51 @@ def sdpa_ref(
     return out.astype(f32)
 
 
+def sdpa(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    start_pos: int,
+    mask: Any = None,
+    causal: bool = True,
+    scale: float | None = None,
+) -> tuple[Any, ...]:
+    """custom_sdpa.out's arguments in schema order, out shaped like q."""
+    return (q, k, v, start_pos, mask, 0.0, causal, scale, Out(f32, q.shape))
+
+
+def qsdpa(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    start_pos: int,
+    qparams: tuple[Any, ...] = (None,) * 6,
+    seq_at_dim_2: bool = False,
+) -> tuple[Any, ...]:
+    """custom_quantized_sdpa.out's arguments (causal, no mask): qparams = q / k / v zero points and scales."""
+    return (q, k, v, start_pos, None, 0.0, True, None, *qparams, seq_at_dim_2, Out(f32, q.shape))
+
+
 @pytest.mark.parametrize("start_pos,seq", [(0, 5), (7, 1), (3, 4)])
 def test_custom_sdpa_gqa_causal(run_op: Runner, start_pos: int, seq: int) -> None:
     q, k, v = rf(1, seq, 4, 16), rf(1, 12, 2, 16), rf(1, 12, 2, 16)
-    res = run_op(L + "custom_sdpa.out", q, k, v, start_pos, None, 0.0, True, None, Out(f32, q.shape))
+    res = run_op(L + "custom_sdpa.out", *sdpa(q, k, v, start_pos))
     assert res.rc == 0, res.stderr
     np.testing.assert_allclose(res.outs[0], sdpa_ref(q, k, v, start_pos, True), rtol=1e-5, atol=1e-5)
 
 
 def test_custom_sdpa_not_causal_mask_and_scale(run_op: Runner) -> None:
     q, k, v = rf(2, 3, 2, 8), rf(2, 6, 2, 8), rf(2, 6, 2, 8)
-    res = run_op(L + "custom_sdpa.out", q, k, v, 2, None, 0.0, False, None, Out(f32, q.shape))
+    res = run_op(L + "custom_sdpa.out", *sdpa(q, k, v, 2, causal=False))
     assert res.rc == 0, res.stderr
     np.testing.assert_allclose(res.outs[0], sdpa_ref(q, k, v, 2, False), rtol=1e-5, atol=1e-5)
     mask = np.where(rng.random((3, 6)) < 0.3, -np.inf, 0.0).astype(f32)
     mask[:, 0] = 0.0
-    res = run_op(L + "custom_sdpa.out", q, k, v, 0, mask, 0.0, False, None, Out(f32, q.shape))
+    res = run_op(L + "custom_sdpa.out", *sdpa(q, k, v, 0, mask, causal=False))
     assert res.rc == 0, res.stderr
     np.testing.assert_allclose(res.outs[0], sdpa_ref(q, k, v, 0, False, mask), rtol=1e-5, atol=1e-5)
     # An explicit scale replaces 1/sqrt(head_dim): scale s on q equals scale s * sqrt(d) on the scores.
-    res = run_op(L + "custom_sdpa.out", q, k, v, 2, None, 0.0, True, 0.5, Out(f32, q.shape))
+    res = run_op(L + "custom_sdpa.out", *sdpa(q, k, v, 2, scale=0.5))
     assert res.rc == 0, res.stderr
     ref = sdpa_ref(q * np.float32(0.5 * np.sqrt(8)), k, v, 2, True)
     np.testing.assert_allclose(res.outs[0], ref, rtol=1e-5, atol=1e-5)
@@ -74,7 +100,7 @@ def test_custom_sdpa_not_causal_mask_and_scale(run_op: Runner) -> None:
 
 def test_custom_sdpa_large_splits_over_the_pool(run_op: Runner) -> None:
     q, k, v = rf(1, 64, 8, 64), rf(1, 128, 2, 64), rf(1, 128, 2, 64)
-    res = run_op(L + "custom_sdpa.out", q, k, v, 10, None, 0.0, True, None, Out(f32, q.shape))
+    res = run_op(L + "custom_sdpa.out", *sdpa(q, k, v, 10))
     assert res.rc == 0, res.stderr
     np.testing.assert_allclose(res.outs[0], sdpa_ref(q, k, v, 10, True), rtol=1e-4, atol=1e-5)
 
@@ -128,25 +154,7 @@ def test_custom_quantized_sdpa_int8_cache(run_op: Runner) -> None:
     # (x - zero_point) * scale; float inputs run as custom_sdpa.
     q, k, v = rf(1, 3, 4, 16), rf(1, 10, 2, 16), rf(1, 10, 2, 16)
     (qq, qz, qs), (kq, kz, ks), (vq, vz, vs) = quantize_tokens(q), quantize_tokens(k), quantize_tokens(v)
-    res = run_op(
-        L + "custom_quantized_sdpa.out",
-        qq,
-        kq,
-        vq,
-        4,
-        None,
-        0.0,
-        True,
-        None,
-        qz,
-        qs,
-        kz,
-        ks,
-        vz,
-        vs,
-        False,
-        Out(f32, q.shape),
-    )
+    res = run_op(L + "custom_quantized_sdpa.out", *qsdpa(qq, kq, vq, 4, (qz, qs, kz, ks, vz, vs)))
     assert res.rc == 0, res.stderr
 
     def deq(x: np.ndarray, z: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -154,25 +162,7 @@ def test_custom_quantized_sdpa_int8_cache(run_op: Runner) -> None:
 
     ref = sdpa_ref(deq(qq, qz, qs), deq(kq, kz, ks), deq(vq, vz, vs), 4, True)
     np.testing.assert_allclose(res.outs[0], ref, rtol=1e-5, atol=1e-5)
-    res = run_op(
-        L + "custom_quantized_sdpa.out",
-        q,
-        k,
-        v,
-        4,
-        None,
-        0.0,
-        True,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        False,
-        Out(f32, q.shape),
-    )
+    res = run_op(L + "custom_quantized_sdpa.out", *qsdpa(q, k, v, 4))
     assert res.rc == 0, res.stderr
     np.testing.assert_allclose(res.outs[0], sdpa_ref(q, k, v, 4, True), rtol=1e-5, atol=1e-5)
 
@@ -199,35 +189,25 @@ BAD = [
     (
         "sdpa-over-long",
         "custom_sdpa.out",
-        (rf(1, 4, 2, 8), rf(1, 6, 2, 8), rf(1, 6, 2, 8), 3, None, 0.0, True, None, Out(f32, (1, 4, 2, 8))),
+        sdpa(rf(1, 4, 2, 8), rf(1, 6, 2, 8), rf(1, 6, 2, 8), 3),
         r"start_pos 3 \+ 4 queries exceed the cache's 6 positions",
     ),
     (
         "sdpa-heads",
         "custom_sdpa.out",
-        (rf(1, 1, 3, 8), rf(1, 6, 2, 8), rf(1, 6, 2, 8), 0, None, 0.0, True, None, Out(f32, (1, 1, 3, 8))),
+        sdpa(rf(1, 1, 3, 8), rf(1, 6, 2, 8), rf(1, 6, 2, 8), 0),
         r"query heads must be a multiple of the key heads",
     ),
     (
         "sdpa-mask-and-causal",
         "custom_sdpa.out",
-        (rf(1, 1, 2, 8), rf(1, 6, 2, 8), rf(1, 6, 2, 8), 0, rf(1, 6), 0.0, True, None, Out(f32, (1, 1, 2, 8))),
+        sdpa(rf(1, 1, 2, 8), rf(1, 6, 2, 8), rf(1, 6, 2, 8), 0, rf(1, 6)),
         r"attn_mask and is_causal cannot both be set",
     ),
     (
         "sdpa-dtype",
         "custom_sdpa.out",
-        (
-            rf(1, 1, 2, 8).astype(np.float64),
-            rf(1, 6, 2, 8),
-            rf(1, 6, 2, 8),
-            0,
-            None,
-            0.0,
-            True,
-            None,
-            Out(f32, (1, 1, 2, 8)),
-        ),
+        sdpa(rf(1, 1, 2, 8).astype(np.float64), rf(1, 6, 2, 8), rf(1, 6, 2, 8), 0),
         r"must be Float",
     ),
     (
@@ -252,47 +232,13 @@ BAD = [
     (
         "quantized-sdpa-no-scales",
         "custom_quantized_sdpa.out",
-        (
-            np.zeros((1, 1, 2, 8), np.int8),
-            np.zeros((1, 4, 2, 8), np.int8),
-            np.zeros((1, 4, 2, 8), np.int8),
-            0,
-            None,
-            0.0,
-            True,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            False,
-            Out(f32, (1, 1, 2, 8)),
-        ),
+        qsdpa(np.zeros((1, 1, 2, 8), np.int8), np.zeros((1, 4, 2, 8), np.int8), np.zeros((1, 4, 2, 8), np.int8), 0),
         r"query is int8: its zero points \(Char\) and scales \(Float\) must hold one value per token and head \(2\)",
     ),
     (
         "quantized-sdpa-seq-at-dim-2",
         "custom_quantized_sdpa.out",
-        (
-            rf(1, 1, 2, 8),
-            rf(1, 4, 2, 8),
-            rf(1, 4, 2, 8),
-            0,
-            None,
-            0.0,
-            True,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            True,
-            Out(f32, (1, 1, 2, 8)),
-        ),
+        qsdpa(rf(1, 1, 2, 8), rf(1, 4, 2, 8), rf(1, 4, 2, 8), 0, seq_at_dim_2=True),
         r"is_seq_at_dim_2",
     ),
 ]
@@ -326,6 +272,6 @@ def test_missing_library_names_its_package(run_op: Runner, tmp_path: Path, monke
     empty.mkdir()
     monkeypatch.setenv("EXECUTORCH_COMPONENT_DIR", str(empty))
     q = rf(1, 1, 2, 8)
-    res = run_op(L + "custom_sdpa.out", q, q, q, 0, None, 0.0, True, None, Out(f32, q.shape))
+    res = run_op(L + "custom_sdpa.out", *sdpa(q, q, q, 0))
     assert res.rc == 101, res.stderr
     assert "libexecutorch_llm.so.0.1" in res.stderr and "executorch-llm" in res.stderr, res.stderr
