@@ -34,6 +34,13 @@ def gtest_passed(proc: subprocess.CompletedProcess[str]) -> int:
 LEAK_ENV = dict(SAN_ENV, ASAN_OPTIONS="detect_leaks=1:abort_on_error=1")
 
 
+def damage_program(asan_build: Path, pte: Path, flips: int) -> subprocess.CompletedProcess[str]:
+    """robustness_test on a program under the sanitizers: truncations, identifier, targeted and random damage."""
+    env = dict(os.environ, **SAN_ENV)
+    cmd = [str(asan_build / "bin" / "robustness_test"), str(pte), "--flips", str(flips)]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+
+
 def test_unit_tests_under_sanitizers(asan_build: Path) -> None:
     env = dict(os.environ, **LEAK_ENV, EXECUTORCH_NUM_THREADS="3")
     proc = subprocess.run(
@@ -44,32 +51,15 @@ def test_unit_tests_under_sanitizers(asan_build: Path) -> None:
 
 @pytest.mark.parametrize("name", damage_fixtures("portable"))
 def test_damaged_programs_fail_cleanly(asan_build: Path, name: str) -> None:
-    pte = FIXTURES / name / "portable.pte"
-    env = dict(os.environ, **SAN_ENV)
-    proc = subprocess.run(
-        [str(asan_build / "bin" / "robustness_test"), str(pte), "--flips", "200"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
-    assert gtest_passed(proc) >= 6  # truncations, identifiers, flips, the targeted and header cases all ran
+    # truncations, identifiers, flips, the targeted and header cases all ran
+    assert gtest_passed(damage_program(asan_build, FIXTURES / name / "portable.pte", 200)) >= 6
 
 
 @pytest.mark.parametrize("variant", ["kv_portable", "kv_sdpa_xnnpack", "kv_8da4w", "kv_int8_cache"])
 def test_damaged_llm_programs_fail_cleanly(asan_build: Path, variant: str) -> None:
     # export_llama programs (mutable KV-cache buffers, llama:: kernels, XNNPACK fp32 and 8da4w payloads): damaged
     # copies are refused or run, never crash; the intact program runs on zero tokens.
-    pte = FIXTURES / "llm" / f"{variant}.pte"
-    env = dict(os.environ, **SAN_ENV)
-    proc = subprocess.run(
-        [str(asan_build / "bin" / "robustness_test"), str(pte), "--flips", "100"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
-    assert gtest_passed(proc) >= 6
+    assert gtest_passed(damage_program(asan_build, FIXTURES / "llm" / f"{variant}.pte", 100)) >= 6
 
 
 @pytest.mark.slow  # every ISA path and kernel, unoptimized under ASan

@@ -10,14 +10,7 @@
 #include "gemm.h"
 #include "isa.h"
 
-#if defined(__x86_64__)
-// As in qgemm.cpp: GCC 12 reports the AVX-512 intrinsics' own _mm512_undefined_*() operands as maybe
-// uninitialized (a known false positive inside immintrin.h).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#endif
+#include "x86_intrinsics.h"
 
 namespace etk {
 

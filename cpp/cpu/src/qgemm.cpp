@@ -11,14 +11,7 @@
 
 #include <executorch/extension/parallel/thread_parallel.h>
 
-#if defined(__x86_64__)
-// GCC 12 reports the AVX-512 intrinsics' own _mm512_undefined_*() operands as maybe uninitialized (a known false
-// positive inside immintrin.h); nothing in this file reads an undefined value.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#endif
+#include "x86_intrinsics.h"
 
 namespace etk {
 
