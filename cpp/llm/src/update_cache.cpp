@@ -65,27 +65,23 @@ bool write_cache(KernelRuntimeContext& ctx, const Tensor& value, const Tensor& c
   return true;
 }
 
-// update_cache.out(Tensor value, Tensor(a!) cache, SymInt start_pos, *, Tensor(b!) out)
-void update_cache_out(KernelRuntimeContext& ctx, Args args) {
-  if (!check_nargs(ctx, args, 4)) return;
-  const Tensor* value = arg_tensor(ctx, args, 0, "value");
-  const Tensor* cache = value ? arg_tensor(ctx, args, 1, "cache") : nullptr;
-  int64_t start_pos = 0;
-  if (!cache || !arg_int(ctx, args, 2, "start_pos", &start_pos)) return;
-  write_cache(ctx, *value, *cache, start_pos, nullptr, "cache");
-}
-
+namespace {
+// update_cache.out(Tensor value, Tensor(a!) cache, SymInt start_pos, *, Tensor(b!) out), and with indices:
 // update_cache_with_indices.out(Tensor value, Tensor(a!) cache, SymInt start_pos, Tensor indices, *,
-// Tensor(b!) out)
-void update_cache_with_indices_out(KernelRuntimeContext& ctx, Args args) {
-  if (!check_nargs(ctx, args, 5)) return;
+// Tensor(b!) out).
+void update_cache_args(KernelRuntimeContext& ctx, Args args, bool with_indices) {
+  if (!check_nargs(ctx, args, with_indices ? 5 : 4)) return;
   const Tensor* value = arg_tensor(ctx, args, 0, "value");
   const Tensor* cache = value ? arg_tensor(ctx, args, 1, "cache") : nullptr;
   int64_t start_pos = 0;
   if (!cache || !arg_int(ctx, args, 2, "start_pos", &start_pos)) return;
-  const Tensor* indices = arg_tensor(ctx, args, 3, "indices");
-  if (!indices) return;
+  const Tensor* indices = with_indices ? arg_tensor(ctx, args, 3, "indices") : nullptr;
+  if (with_indices && !indices) return;
   write_cache(ctx, *value, *cache, start_pos, indices, "cache");
 }
+}  // namespace
+
+void update_cache_out(KernelRuntimeContext& ctx, Args args) { update_cache_args(ctx, args, false); }
+void update_cache_with_indices_out(KernelRuntimeContext& ctx, Args args) { update_cache_args(ctx, args, true); }
 
 }  // namespace etl

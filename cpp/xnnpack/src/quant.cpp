@@ -601,6 +601,7 @@ void quant_inputs(Graph& g, const Node& n) {
     g.saved_ptrs[k] = g.ptrs[vi];
     const Value& v = g.values[vi];
     if (v.q.kind == QKind::kNone || v.data != nullptr) continue;
+    if (k == 0 && n.qb4.panels) continue;  // the int8 4-bit kernel reads the integers themselves
     if (std::find(n.in, n.in + k, n.in[k]) != n.in + k) continue;  // the same value twice: done already
     const Shape& s = g.shapes[vi];
     const int64_t total = numel_dims(s);
@@ -709,7 +710,6 @@ void pack_blockwise_weights(Graph& g) {
     if (!etk::pack_qb4(w.dims[1], w.dims[0], w.data, w.block_scales.data(), w.block_group,
                        b != nullptr ? b->data : nullptr, &n.qb4, dynamic && etk::qgemm_available()))
       continue;
-    n.packed.clear();
     if (readers[static_cast<size_t>(n.filter)] != 1) continue;
     // Only this node reads the fp32 copy: release it (the 4-bit weights are an eighth of its size).
     for (std::vector<float>& o : g.owned) {
@@ -727,12 +727,13 @@ Error run_qb4(Graph& g, const Node& n, float* y) {
   const int64_t K = n.qb4.K, M = numel_dims(si) / std::max<int64_t>(K, 1);
   if (si.empty() || si.back() != K) return node_fail(n, "input channels differ from the weights':", si);
   if (n.qb4.panels) {
-    // The integers as the Convert left them (quant_inputs saved the pointer before dequantizing).
+    // The integers as the Convert left them (quant_inputs leaves this input as it is).
     const std::vector<float>& rs = g.row_scale[static_cast<size_t>(n.in[0])];
     const std::vector<float>& ro = g.row_offset[static_cast<size_t>(n.in[0])];
     if (static_cast<int64_t>(rs.size()) != M || static_cast<int64_t>(ro.size()) != M)
       return node_fail(n, "dynamically quantized input rows differ from the weights' input channels:", si);
-    etk::qb4_gemm_dynamic(M, g.saved_ptrs[0], K, ro.data(), rs.data(), n.qb4, y, n.qb4.N, n.out_min, n.out_max);
+    etk::qb4_gemm_dynamic(M, g.ptrs[static_cast<size_t>(n.in[0])], K, ro.data(), rs.data(), n.qb4, y, n.qb4.N,
+                          n.out_min, n.out_max);
     return Error::Ok;
   }
   etk::qb4_gemm(M, g.ptrs[static_cast<size_t>(n.in[0])], K, n.qb4, y, n.qb4.N, n.out_min, n.out_max);
