@@ -1,5 +1,6 @@
 // Method loading (values, planned memory, delegates, kernels) and execution.
 #include <executorch/runtime/backend/interface.h>
+#include <executorch/runtime/core/event_tracer.h>
 #include <executorch/runtime/executor/method.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/kernel/operator_registry.h>
@@ -56,6 +57,7 @@ struct MethodState {
   const et_pte::ExecutionPlan* plan = nullptr;
   const char* name = "";
   MemoryAllocator* temp_allocator = nullptr;
+  EventTracer* event_tracer = nullptr;  // null: no profiling, no clock read
   std::vector<EValue> values;
   std::vector<std::unique_ptr<TensorStore>> tensors;
   std::vector<TensorStore*> store_of_value;  // by value index; null for non-tensors
@@ -81,6 +83,7 @@ struct MethodState {
   Error init_delegates();
   Error resolve_instructions();
   Error run_instruction(size_t chain, size_t& pc);
+  const char* instruction_name(const Instr& in) const;
 };
 
 Error MethodState::parse_values(MemoryManager* mm) {
@@ -462,9 +465,22 @@ Error MethodState::run_instruction(size_t chain, size_t& pc) {
   return Error::Internal;
 }
 
+// The name of an instruction's profiling event: the operator of a KernelCall, the backend id of a DelegateCall,
+// upstream's names for the others.
+const char* MethodState::instruction_name(const Instr& in) const {
+  switch (in.kind) {
+    case InstrKind::Kernel: return op_names[in.op_index].c_str();
+    case InstrKind::Delegate: return delegates[in.delegate_index].id.c_str();
+    case InstrKind::Move: return "MOVE_CALL";
+    case InstrKind::JumpFalse: return "JF_CALL";
+    case InstrKind::Free: return "FREE_CALL";
+  }
+  return "INSTRUCTION";
+}
+
 }  // namespace internal
 
-Result<Method> Program::load_method(const char* method_name, MemoryManager* memory_manager, EventTracer*,
+Result<Method> Program::load_method(const char* method_name, MemoryManager* memory_manager, EventTracer* event_tracer,
                                     const NamedDataMap*) const {
   if (method_name == nullptr) return Error::InvalidArgument;
   const internal::PlanView* view = nullptr;
@@ -481,6 +497,7 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
   st->plan = view->plan;
   st->name = view->plan->name()->c_str();
   st->temp_allocator = memory_manager != nullptr ? memory_manager->temp_allocator() : nullptr;
+  st->event_tracer = event_tracer;
   ET_CHECK_OK_OR_RETURN_ERROR(st->parse_values(memory_manager));
   ET_CHECK_OK_OR_RETURN_ERROR(st->init_delegates());
   ET_CHECK_OK_OR_RETURN_ERROR(st->resolve_instructions());
@@ -507,6 +524,7 @@ size_t Method::outputs_size() const { return state_->outputs.size(); }
 const EValue& Method::get_input(size_t i) const { return state_->values[state_->inputs.at(i)]; }
 const EValue& Method::get_output(size_t i) const { return state_->values[state_->outputs.at(i)]; }
 MethodMeta Method::method_meta() const { return MethodMeta(state_->view); }
+EventTracer* Method::get_event_tracer() { return state_->event_tracer; }
 
 Error Method::get_outputs(EValue* output_evalues, size_t length) {
   if (output_evalues == nullptr || length < state_->outputs.size()) {
@@ -623,17 +641,42 @@ Error Method::execute() {
   }
   constexpr uint64_t kMaxInstructions = 10000000;
   uint64_t steps = 0;
-  for (size_t c = 0; c < st.chains.size(); ++c) {
+  EventTracer* const tracer = st.event_tracer;
+  EventTracerEntry method_event{};
+  bool trace_instructions = false;
+  if (tracer != nullptr) {
+    tracer->create_event_block("Execute");
+    tracer->set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
+    method_event = tracer->start_profiling("Method::execute");
+    trace_instructions = tracer->event_tracer_profiling_level() == EventTracerProfilingLevel::kProfileAllEvents;
+  }
+  Error err = Error::Ok;
+  for (size_t c = 0; c < st.chains.size() && err == Error::Ok; ++c) {
     size_t pc = 0;
     while (pc < st.chains[c].size()) {
       if (++steps > kMaxInstructions) {
-        return set_last_error(Error::InvalidState, "method %s ran more than %llu instructions (endless loop?)", st.name,
-                              (unsigned long long)kMaxInstructions);
+        err = set_last_error(Error::InvalidState, "method %s ran more than %llu instructions (endless loop?)", st.name,
+                             (unsigned long long)kMaxInstructions);
+        break;
       }
-      ET_CHECK_OK_OR_RETURN_ERROR(st.run_instruction(c, pc));
+      if (!trace_instructions) {
+        err = st.run_instruction(c, pc);
+      } else {
+        const ChainID chain = static_cast<ChainID>(c);
+        const DebugHandle instruction = static_cast<DebugHandle>(pc);
+        tracer->set_chain_debug_handle(chain, instruction);
+        const EventTracerEntry e = tracer->start_profiling(st.instruction_name(st.chains[c][pc]), chain, instruction);
+        err = st.run_instruction(c, pc);
+        tracer->end_profiling(e);
+      }
+      if (err != Error::Ok) break;
     }
   }
-  return Error::Ok;
+  if (tracer != nullptr) {
+    tracer->set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
+    tracer->end_profiling(method_event);
+  }
+  return err;
 }
 
 }  // namespace runtime

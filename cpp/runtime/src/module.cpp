@@ -21,7 +21,9 @@ using executorch::runtime::Program;
 using executorch::runtime::Result;
 using executorch::runtime::set_last_error;
 
-Module::Module(const std::string& file_path, LoadMode load_mode) : file_path_(file_path), load_mode_(load_mode) {
+Module::Module(const std::string& file_path, LoadMode load_mode,
+               std::unique_ptr<executorch::runtime::EventTracer> event_tracer)
+    : file_path_(file_path), load_mode_(load_mode), event_tracer_(std::move(event_tracer)) {
   executorch::runtime::runtime_init();
 }
 
@@ -85,7 +87,8 @@ Result<Module::MethodHolder*> Module::loaded_method(const std::string& method_na
   auto memory = PlannedMemory::create(*meta);
   if (!memory.ok()) return memory.error();
   holder->memory = std::move(*memory);
-  Result<Method> method = program_->load_method(method_name.c_str(), holder->memory->memory_manager());
+  Result<Method> method =
+      program_->load_method(method_name.c_str(), holder->memory->memory_manager(), event_tracer_.get());
   if (!method.ok()) return method.error();
   holder->method = std::make_unique<Method>(std::move(*method));
   MethodHolder* raw = holder.get();

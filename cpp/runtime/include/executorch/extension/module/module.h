@@ -8,6 +8,7 @@
 #include <executorch/extension/memory_allocator/planned_memory.h>
 #include <executorch/runtime/core/data_loader.h>
 #include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/event_tracer.h>
 #include <executorch/runtime/core/memory_allocator.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/executor/method.h>
@@ -24,7 +25,10 @@ class EXECUTORCH_API Module {
  public:
   enum class LoadMode { File, Mmap, MmapUseMlock, MmapUseMlockIgnoreErrors };
 
-  explicit Module(const std::string& file_path, LoadMode load_mode = LoadMode::File);
+  // `event_tracer` (e.g. executorch::etdump::ETDumpGen) is given to every method this module loads; each
+  // execute() then records its events there (see executorch/runtime/core/event_tracer.h).
+  explicit Module(const std::string& file_path, LoadMode load_mode = LoadMode::File,
+                  std::unique_ptr<executorch::runtime::EventTracer> event_tracer = nullptr);
   explicit Module(std::unique_ptr<executorch::runtime::DataLoader> data_loader);
   explicit Module(std::shared_ptr<executorch::runtime::Program> program);
   Module(const Module&) = delete;
@@ -37,6 +41,8 @@ class EXECUTORCH_API Module {
                                       executorch::runtime::Program::Verification::InternalConsistency);
   bool is_loaded() const { return program_ != nullptr; }
   std::shared_ptr<executorch::runtime::Program> program() const { return program_; }
+  // The event tracer given to the constructor (null when none).
+  executorch::runtime::EventTracer* event_tracer() const { return event_tracer_.get(); }
 
   executorch::runtime::Result<size_t> num_methods();
   executorch::runtime::Result<std::unordered_set<std::string>> method_names();
@@ -87,6 +93,7 @@ class EXECUTORCH_API Module {
 
   std::string file_path_;
   LoadMode load_mode_ = LoadMode::File;
+  std::unique_ptr<executorch::runtime::EventTracer> event_tracer_;  // destroyed after the methods that use it
   std::unique_ptr<executorch::runtime::DataLoader> data_loader_;
   std::shared_ptr<executorch::runtime::Program> program_;
   std::map<std::string, std::unique_ptr<MethodHolder>> methods_;

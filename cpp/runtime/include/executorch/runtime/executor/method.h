@@ -5,6 +5,7 @@
 #include <executorch/runtime/core/array_ref.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/event_tracer.h>
 #include <executorch/runtime/executor/method_meta.h>
 #include <executorch/runtime/export.h>
 
@@ -41,6 +42,8 @@ class EXECUTORCH_API Method final {
   const EValue& get_output(size_t i) const;
   Error get_outputs(EValue* output_evalues, size_t length);
   MethodMeta method_meta() const;
+  // The event tracer given to Program::load_method() (null when none).
+  EventTracer* get_event_tracer();
 
  private:
   friend class Program;
