@@ -1,5 +1,7 @@
 // executorch_runner: runs one method of a .pte program on .npy inputs and writes its outputs as .npy files.
 // It links only libexecutorch: kernels and delegates come from the component libraries installed beside it.
+#include <executorch/devtools/bundled_program/bundled_program.h>
+#include <executorch/devtools/etdump/etdump_flatcc.h>
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/backend/interface.h>
@@ -12,7 +14,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
+#include <cerrno>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,11 +32,16 @@ namespace {
 void usage() {
   std::puts(
       "usage: executorch_runner MODEL.pte [--method NAME] [--input FILE.npy]... [--output-dir DIR]\n"
-      "                         [--repeat N] [--list] [--ops] [--load-library LIB.so]...\n"
+      "                         [--repeat N] [--list] [--ops] [--load-library LIB.so]... [--etdump-path FILE]\n"
+      "       executorch_runner --bundled FILE.bpte [--rtol R] [--atol A] [--etdump-path FILE]\n"
       "Runs one method of an ExecuTorch program. Inputs are .npy files in the method's input order; outputs are\n"
       "written as DIR/out<i>.npy. --list prints the program's methods with their inputs and outputs; --ops loads\n"
-      "every installed component and prints the operators and backends they register. Exit status: 0 on success,\n"
-      "1 on bad usage, 2 on a runtime error.");
+      "every installed component and prints the operators and backends they register. --etdump-path writes an\n"
+      "ETDump of the runs (upstream's profiling format: one event per instruction, for the Inspector).\n"
+      "--bundled runs every test case of a bundled program (.bpte) and compares the outputs with its expected\n"
+      "ones (|out - expected| <= atol + rtol * |expected|; defaults rtol 1e-3, atol 1e-5), printing one row per case.\n"
+      "Exit status: 0 on success, 1 on bad usage or a file that cannot be read or written, 2 on a runtime error,\n"
+      "3 when a bundled test case fails.");
 }
 
 int report(Error e, const char* what) {
@@ -41,10 +50,77 @@ int report(Error e, const char* what) {
   return 2;
 }
 
+// The whole file, in 16-byte aligned memory (what Program::load and the flatbuffer readers need).
+bool read_file(const std::string& path, std::vector<uint64_t>* buf, size_t* size) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    std::fprintf(stderr, "error: cannot read %s: %s\n", path.c_str(), std::strerror(errno));
+    return false;
+  }
+  std::vector<uint8_t> bytes;
+  uint8_t chunk[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(chunk, 1, sizeof(chunk), f)) > 0) bytes.insert(bytes.end(), chunk, chunk + n);
+  const bool bad = std::ferror(f) != 0;
+  std::fclose(f);
+  if (bad) {
+    std::fprintf(stderr, "error: cannot read %s\n", path.c_str());
+    return false;
+  }
+  buf->assign((bytes.size() + 2 * sizeof(uint64_t) - 1) / sizeof(uint64_t) + 1, 0);
+  if (!bytes.empty()) std::memcpy(buf->data(), bytes.data(), bytes.size());
+  *size = bytes.size();
+  return true;
+}
+
+// Writes the ETDump recorded by `gen` to `path`. Returns the exit status (0 or 1).
+int write_etdump(executorch::etdump::ETDumpGen* gen, const std::string& path) {
+  executorch::etdump::ETDumpResult r = gen->get_etdump_data();
+  if (r.buf == nullptr || r.size == 0) {
+    std::fprintf(stderr, "error: no ETDump to write to %s: nothing ran\n", path.c_str());
+    return 1;
+  }
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  bool ok = f != nullptr && std::fwrite(r.buf, 1, r.size, f) == r.size;
+  const int err = errno;
+  if (f != nullptr) ok = std::fclose(f) == 0 && ok;
+  std::free(r.buf);
+  if (!ok) {
+    std::fprintf(stderr, "error: cannot write the ETDump to %s: %s\n", path.c_str(), std::strerror(err));
+    return 1;
+  }
+  std::printf("etdump %s (%zu bytes, %zu runs)\n", path.c_str(), r.size, gen->get_num_blocks());
+  return 0;
+}
+
+int run_bundled(const std::string& path, double rtol, double atol, const std::string& etdump_path) {
+  std::vector<uint64_t> buf;
+  size_t size = 0;
+  if (!read_file(path, &buf, &size)) return 1;
+  std::unique_ptr<executorch::etdump::ETDumpGen> gen;
+  if (!etdump_path.empty()) gen = std::make_unique<executorch::etdump::ETDumpGen>();
+  auto results = executorch::bundled_program::verify_bundled_program(buf.data(), size, rtol, atol, gen.get());
+  if (!results.ok()) return report(results.error(), ("reading the bundled program " + path).c_str());
+  std::printf("%-16s %5s  %-6s %13s %13s  %s\n", "method", "case", "result", "max_abs_err", "max_rel_err", "detail");
+  size_t failed = 0;
+  for (const auto& r : *results) {
+    if (!r.passed) ++failed;
+    std::printf("%-16s %5zu  %-6s %13.3e %13.3e  %s\n", r.method.c_str(), r.index, r.passed ? "pass" : "FAIL",
+                r.max_abs_error, r.max_relative_error, r.message.c_str());
+  }
+  std::printf("bundled %zu cases: %zu passed, %zu failed (rtol %g, atol %g)\n", results->size(),
+              results->size() - failed, failed, rtol, atol);
+  if (gen != nullptr && gen->get_num_blocks() > 0) {
+    if (const int rc = write_etdump(gen.get(), etdump_path); rc != 0) return rc;
+  }
+  return failed > 0 ? 3 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string model, method = "forward", out_dir;
+  std::string model, method = "forward", out_dir, etdump_path, bundled;
+  double rtol = 1e-3, atol = 1e-5;  // upstream's example runner uses these for bundled programs
   std::vector<std::string> inputs, libraries;
   int repeat = 1;
   bool list = false, ops = false;
@@ -74,6 +150,19 @@ int main(int argc, char** argv) {
       ops = true;
     } else if (a == "--load-library") {
       libraries.push_back(next());
+    } else if (a == "--etdump-path") {
+      etdump_path = next();
+    } else if (a == "--bundled") {
+      bundled = next();
+    } else if (a == "--rtol" || a == "--atol") {
+      const std::string v = next();
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0' || !(x >= 0)) {
+        std::fprintf(stderr, "error: %s needs a non-negative number, got '%s'\n", a.c_str(), v.c_str());
+        return 1;
+      }
+      (a == "--rtol" ? rtol : atol) = x;
     } else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "error: unknown option %s\n", a.c_str());
       usage();
@@ -98,11 +187,20 @@ int main(int argc, char** argv) {
     }
     if (model.empty()) return 0;
   }
+  if (!bundled.empty()) {
+    if (!model.empty()) {
+      std::fprintf(stderr, "error: --bundled takes its program from the .bpte file; do not name a model too\n");
+      return 1;
+    }
+    return run_bundled(bundled, rtol, atol, etdump_path);
+  }
   if (model.empty()) {
     usage();
     return 1;
   }
-  Module module(model);
+  std::unique_ptr<executorch::etdump::ETDumpGen> etdump;
+  if (!etdump_path.empty()) etdump = std::make_unique<executorch::etdump::ETDumpGen>();
+  Module module(model, Module::LoadMode::File, std::move(etdump));
   if (const Error e = module.load(); e != Error::Ok) return report(e, "loading the program");
   if (list) {
     auto names = module.method_names();
@@ -179,6 +277,9 @@ int main(int argc, char** argv) {
     } else {
       std::printf("output %zu: %s\n", i, executorch::runtime::tag_to_string(v.tag));
     }
+  }
+  if (!etdump_path.empty()) {
+    return write_etdump(static_cast<executorch::etdump::ETDumpGen*>(module.event_tracer()), etdump_path);
   }
   return 0;
 }
