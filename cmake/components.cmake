@@ -24,13 +24,13 @@ macro(executorch_read_components)
     if(_etc_line MATCHES "^\\[components\\.([a-z0-9_]+)\\]$")
       set(_etc_cur ${CMAKE_MATCH_1})
       list(APPEND EXECUTORCH_COMPONENT_NAMES ${_etc_cur})
-      foreach(_etc_k IN ITEMS library conda wheel optional cmake_target operator_namespaces backends)
+      foreach(_etc_k IN ITEMS library conda wheel optional cmake_target operator_namespaces backends upstream_targets)
         set(_etc_${_etc_cur}_${_etc_k} "")
       endforeach()
     elseif(_etc_line MATCHES "^\\[")
       set(_etc_cur "")
     elseif(_etc_cur AND _etc_line MATCHES
-           "^(library|conda|wheel|optional|cmake_target|operator_namespaces|backends) = (.*)$")
+           "^(library|conda|wheel|optional|cmake_target|operator_namespaces|backends|upstream_targets) = (.*)$")
       set(_etc_k ${CMAKE_MATCH_1})
       set(_etc_v "${CMAKE_MATCH_2}")
       if(_etc_v MATCHES "^\\[")
@@ -105,8 +105,8 @@ const CatalogEntry kCatalog[] = {
 ]=] @ONLY)
 endfunction()
 
-# The CMake code of executorch-config.cmake that lists the components with CMake targets, their conda packages
-# and, for optional ones, their own wheels.
+# The CMake code of executorch-config.cmake that lists the components with CMake targets, their conda packages,
+# the names upstream ExecuTorch's packages give them and, for optional ones, their own wheels.
 function(executorch_config_components out)
   set(_names "")
   set(_text "")
@@ -116,6 +116,9 @@ function(executorch_config_components out)
     endif()
     list(APPEND _names ${_n})
     string(APPEND _text "set(_executorch_package_of_${_n} \"${_etc_${_n}_conda}\")\n")
+    if(_etc_${_n}_upstream_targets)
+      string(APPEND _text "set(_executorch_upstream_targets_of_${_n} ${_etc_${_n}_upstream_targets})\n")
+    endif()
     if(_etc_${_n}_optional STREQUAL "true")
       string(APPEND _text "set(_executorch_wheel_of_${_n} \"${_etc_${_n}_wheel}\")\n")
     endif()
