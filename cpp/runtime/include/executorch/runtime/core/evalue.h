@@ -74,6 +74,18 @@ struct EValue {
     payload.as_list_optional_tensor = l;
   }
   EValue(const char* s, size_t n) : tag(Tag::String) { payload.as_string = ArrayRef<char>(s, n); }
+  /* implicit */ EValue(executorch::aten::Scalar s) {
+    if (s.isBoolean()) {
+      tag = Tag::Bool;
+      payload.as_bool = s.to<bool>();
+    } else if (s.isIntegral(false)) {
+      tag = Tag::Int;
+      payload.as_int = s.to<int64_t>();
+    } else {
+      tag = Tag::Double;
+      payload.as_double = s.to<double>();
+    }
+  }
   // Anything that dereferences to a Tensor (TensorPtr, Tensor*) becomes a Tensor value; a null one becomes None
   // (which methods then reject as a wrong input instead of crashing).
   template <typename T, typename = std::enable_if_t<
@@ -117,6 +129,14 @@ struct EValue {
     if (isBool()) return payload.as_bool ? 1.0 : 0.0;
     return toDouble();
   }
+  // A Scalar argument is stored as an Int, a Double or a Bool.
+  executorch::aten::Scalar toScalar() const {
+    if (isInt()) return executorch::aten::Scalar(payload.as_int);
+    if (isBool()) return executorch::aten::Scalar(payload.as_bool);
+    return executorch::aten::Scalar(toDouble());
+  }
+  // A ScalarType argument (dtype=...) is stored as an Int.
+  executorch::aten::ScalarType toScalarType() const { return static_cast<executorch::aten::ScalarType>(toInt()); }
   executorch::aten::Tensor& toTensor() & {
     ET_CHECK_MSG(isTensor(), "EValue is not a Tensor (tag %s)", tag_to_string(tag));
     return payload.as_tensor;
@@ -189,6 +209,24 @@ inline ArrayRef<bool> EValue::to<ArrayRef<bool>>() const {
 template <>
 inline std::string_view EValue::to<std::string_view>() const {
   return toString();
+}
+
+template <>
+inline executorch::aten::Scalar EValue::to<executorch::aten::Scalar>() const {
+  return toScalar();
+}
+template <>
+inline executorch::aten::ScalarType EValue::to<executorch::aten::ScalarType>() const {
+  return toScalarType();
+}
+template <>
+inline ArrayRef<executorch::aten::Tensor> EValue::to<ArrayRef<executorch::aten::Tensor>>() const {
+  return toTensorList();
+}
+template <>
+inline ArrayRef<std::optional<executorch::aten::Tensor>> EValue::to<ArrayRef<std::optional<executorch::aten::Tensor>>>()
+    const {
+  return toListOptionalTensor();
 }
 
 template <>

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include <executorch/runtime/core/array_ref.h>
+#include <executorch/runtime/core/portable_type/scalar.h>
 #include <executorch/runtime/core/portable_type/scalar_type.h>
 #include <executorch/runtime/core/portable_type/tensor.h>
 #include <executorch/runtime/core/portable_type/tensor_impl.h>
@@ -13,6 +14,7 @@ namespace aten {
 using Tensor = ::executorch::runtime::etensor::Tensor;
 using TensorImpl = ::executorch::runtime::etensor::TensorImpl;
 using ScalarType = ::executorch::runtime::etensor::ScalarType;
+using Scalar = ::executorch::runtime::etensor::Scalar;
 using TensorShapeDynamism = ::executorch::runtime::etensor::TensorShapeDynamism;
 using SizesType = TensorImpl::SizesType;
 using DimOrderType = TensorImpl::DimOrderType;
@@ -35,6 +37,9 @@ namespace exec_aten = ::executorch::aten;
 
 namespace torch {
 namespace executor {
+using ::executorch::aten::ArrayRef;
+using ::executorch::aten::IntArrayRef;
+using ::executorch::aten::Scalar;
 using ::executorch::aten::ScalarType;
 using ::executorch::aten::Tensor;
 using ::executorch::aten::TensorImpl;
