@@ -56,8 +56,19 @@ void check(Error e, const std::string& context) {
   if (e != Error::Ok) raise(e, context);
 }
 
-// numpy dtype <-> ScalarType.
-py::dtype to_numpy_dtype(ScalarType t) {
+// numpy dtype <-> ScalarType. bfloat16 has no numpy type of its own: it is ml_dtypes.bfloat16 (numpy's usual bf16
+// type, optional), or, between this extension and executorch.runtime's torch conversion, uint16 bits whose dtype
+// carries the metadata {"executorch_dtype": "bfloat16"} (so torch users need no ml_dtypes).
+constexpr const char* kDtypeKey = "executorch_dtype";
+
+py::dtype bfloat16_bits_dtype() {
+  py::dict metadata;
+  metadata[kDtypeKey] = "bfloat16";
+  return py::reinterpret_steal<py::dtype>(
+      py::module_::import("numpy").attr("dtype")("uint16", py::arg("metadata") = metadata).release());
+}
+
+py::dtype to_numpy_dtype(ScalarType t, bool bf16_bits = false) {
   switch (t) {
     case ScalarType::Float: return py::dtype("float32");
     case ScalarType::Double: return py::dtype("float64");
@@ -71,6 +82,18 @@ py::dtype to_numpy_dtype(ScalarType t) {
     case ScalarType::UInt16: return py::dtype("uint16");
     case ScalarType::UInt32: return py::dtype("uint32");
     case ScalarType::UInt64: return py::dtype("uint64");
+    case ScalarType::BFloat16: {
+      if (bf16_bits) return bfloat16_bits_dtype();
+      py::module_ ml_dtypes;
+      try {
+        ml_dtypes = py::module_::import("ml_dtypes");
+      } catch (const py::error_already_set&) {
+        throw py::type_error(
+            "this value is bfloat16, which numpy represents with the ml_dtypes package: pip install ml_dtypes "
+            "(or pass torch tensors to get torch tensors back)");
+      }
+      return py::dtype::from_args(ml_dtypes.attr("bfloat16"));
+    }
     default: throw py::type_error(std::string("dtype ") + executorch::aten::toString(t) + " has no numpy equivalent");
   }
 }
@@ -78,6 +101,13 @@ py::dtype to_numpy_dtype(ScalarType t) {
 ScalarType from_numpy_dtype(const py::dtype& d) {
   const char kind = d.kind();
   const auto size = d.itemsize();
+  py::object metadata = d.attr("metadata");
+  if (!metadata.is_none() && py::isinstance<py::dict>(metadata)) {
+    py::dict m = metadata;
+    if (m.contains(kDtypeKey) && py::str(m[kDtypeKey]).cast<std::string>() == "bfloat16" && size == 2) {
+      return ScalarType::BFloat16;
+    }
+  }
   if (kind == 'f' && size == 4) return ScalarType::Float;
   if (kind == 'f' && size == 8) return ScalarType::Double;
   if (kind == 'f' && size == 2) return ScalarType::Half;
@@ -90,10 +120,13 @@ ScalarType from_numpy_dtype(const py::dtype& d) {
   if (kind == 'u' && size == 4) return ScalarType::UInt32;
   if (kind == 'u' && size == 8) return ScalarType::UInt64;
   if (kind == 'b') return ScalarType::Bool;
+  // ml_dtypes.bfloat16 (a numpy extension type: kind 'V', named "bfloat16").
+  if (size == 2 && py::str(d).cast<std::string>() == "bfloat16") return ScalarType::BFloat16;
   throw py::type_error("numpy dtype " + std::string(py::str(d)) + " is not supported by the runtime");
 }
 
 std::string dtype_name(ScalarType t) {
+  if (t == ScalarType::BFloat16) return "bfloat16";
   try {
     return py::str(to_numpy_dtype(t));
   } catch (const py::type_error&) {
@@ -160,7 +193,8 @@ class PyMethod {
     method_ = std::make_unique<Method>(check(std::move(m), "loading method " + name));
   }
 
-  py::list execute(const py::sequence& inputs) {
+  // bf16_bits: return bfloat16 outputs as uint16 bits (for executorch.runtime's conversion to torch tensors).
+  py::list execute(const py::sequence& inputs, bool bf16_bits) {
     using namespace executorch::runtime;
     const size_t n = py::len(inputs);
     if (n != method_->inputs_size()) {
@@ -222,20 +256,26 @@ class PyMethod {
     }
     check(err, "executing method " + name_);
     py::list outputs;
-    for (size_t i = 0; i < method_->outputs_size(); ++i) outputs.append(to_python(method_->get_output(i), np));
+    for (size_t i = 0; i < method_->outputs_size(); ++i) {
+      try {
+        outputs.append(to_python(method_->get_output(i), np, bf16_bits));
+      } catch (const py::type_error& e) {
+        throw py::type_error("method " + name_ + " output " + std::to_string(i) + ": " + e.what());
+      }
+    }
     return outputs;
   }
 
   py::dict metadata() const { return method_meta_dict(method_->method_meta()); }
 
  private:
-  static py::object to_python(const EValue& v, const py::module_& np) {
+  static py::object to_python(const EValue& v, const py::module_& np, bool bf16_bits) {
     if (v.isTensor()) {
       const auto& t = v.toTensor();
       // Copy out of planned memory in physical order, then view it in logical order.
       std::vector<py::ssize_t> physical_shape;
       for (auto d : t.dim_order()) physical_shape.push_back(t.size(d));
-      py::array out(to_numpy_dtype(t.scalar_type()), physical_shape);
+      py::array out(to_numpy_dtype(t.scalar_type(), bf16_bits), physical_shape);
       if (t.nbytes() > 0) std::memcpy(out.mutable_data(), t.const_data_ptr(), t.nbytes());
       bool identity = true;
       std::vector<size_t> inverse(t.dim_order().size());
@@ -363,6 +403,6 @@ PYBIND11_MODULE(_C, m) {
       .def("metadata", &PyProgram::metadata)
       .def("load_method", &PyProgram::load_method);
   py::class_<PyMethod, std::shared_ptr<PyMethod>>(m, "Method")
-      .def("execute", &PyMethod::execute)
+      .def("execute", &PyMethod::execute, py::arg("inputs"), py::arg("bf16_bits") = false)
       .def_property_readonly("metadata", &PyMethod::metadata);
 }

@@ -6,16 +6,18 @@
     method = program.load_method("forward")
     outputs = method.execute([np.ones((2, 4), np.float32)])
 
-Inputs: numpy arrays of any supported dtype, objects with ``__dlpack__`` (e.g. CPU torch tensors) or the buffer
-protocol, and Python int/float/bool for scalar inputs. Arrays are read in place, without an extra copy (the
-runtime copies them into the method's planned input memory). Outputs are numpy arrays (Python scalars for scalar
-outputs); they are always fresh copies, because the runtime's outputs live in planned memory that the next call
-overwrites.
+Inputs: numpy arrays of any supported dtype (float16 as numpy's, bfloat16 as ``ml_dtypes.bfloat16``), torch
+tensors, objects with ``__dlpack__`` or the buffer protocol, and Python int/float/bool for scalar inputs. Arrays are
+read in place, without an extra copy (the runtime copies them into the method's planned input memory). Outputs are
+numpy arrays (bfloat16 ones need ``pip install ml_dtypes``), or torch tensors when any input was a torch tensor
+(torch is never imported otherwise); Python scalars for scalar outputs. They are always fresh copies, because the
+runtime's outputs live in planned memory that the next call overwrites.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,18 +115,54 @@ class MethodMeta:
         return len(self.outputs)
 
 
+_BF16_BITS = "executorch_dtype"  # dtype metadata key of bfloat16 bits (see cpp/python/bindings.cpp)
+
+
+def _is_torch_tensor(value: Any) -> bool:
+    """True for a torch.Tensor, without importing torch (it is only ever seen when the caller imported it)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.Tensor)
+
+
 def _as_array(value: Any) -> Any:
-    """numpy arrays pass through; __dlpack__ and buffer-protocol objects become arrays without copying."""
+    """numpy arrays pass through; torch tensors, __dlpack__ and buffer-protocol objects become arrays (no copy when
+    already contiguous on the CPU)."""
     import numpy as np  # imported on first use, so that importing this module stays fast
 
     if isinstance(value, np.ndarray) or value is None or isinstance(value, (bool, int, float)):
         return value
+    if _is_torch_tensor(value):
+        import torch
+
+        t = value.detach().cpu().contiguous()
+        if t.dtype == torch.bfloat16:  # numpy has no bfloat16: pass the bits, tagged
+            return t.view(torch.int16).numpy().view(np.dtype(np.uint16, metadata={_BF16_BITS: "bfloat16"}))
+        return t.numpy()
     if hasattr(value, "__dlpack__"):
         return np.from_dlpack(value)
     try:
         return np.asarray(memoryview(value))
     except TypeError:
         return np.asarray(value)
+
+
+def _to_torch(value: Any) -> Any:
+    """An output array as a torch tensor (bfloat16 bits become a bfloat16 tensor); other values unchanged."""
+    import numpy as np
+    import torch
+
+    if not isinstance(value, np.ndarray):
+        return value
+    if value.dtype.metadata and value.dtype.metadata.get(_BF16_BITS) == "bfloat16":
+        return torch.from_numpy(value.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(value)
+
+
+def _execute(native: Any, inputs: Sequence[Any]) -> list[Any]:
+    """Runs a native method; torch tensors in give torch tensors out, anything else numpy arrays."""
+    torch_io = any(_is_torch_tensor(v) for v in inputs)
+    outputs = native.execute([_as_array(v) for v in inputs], torch_io)
+    return [_to_torch(o) for o in outputs] if torch_io else outputs
 
 
 class Method:
@@ -139,7 +177,7 @@ class Method:
 
     def execute(self, inputs: Sequence[Any]) -> list[Any]:
         """Runs the method on ``inputs`` (in the method's input order) and returns its outputs."""
-        return self._native.execute([_as_array(v) for v in inputs])
+        return _execute(self._native, inputs)
 
     __call__ = execute
 

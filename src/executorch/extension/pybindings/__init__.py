@@ -1,0 +1,1 @@
+"""Upstream ExecuTorch's pybindings entry points, over the same shared runtime as :mod:`executorch.runtime`."""
