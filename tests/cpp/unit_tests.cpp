@@ -1,11 +1,13 @@
 // Unit tests of the runtime core and the thread pool: registries, tensors, errors, the pool, Module (GoogleTest).
 // Usage: unit_tests [gtest flags] [FIXTURES_DIR]. Without FIXTURES_DIR (tests/fixtures) the Module tests skip.
 // The tests of one run share the process-wide registries and pool, so each measures against what it finds.
+#include <executorch/extension/kernel_util/make_boxed_from_unboxed_functor.h>
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/parallel/thread_parallel.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/extension/threadpool/threadpool.h>
 #include <executorch/runtime/backend/interface.h>
+#include <executorch/runtime/kernel/kernel_includes.h>
 #include <executorch/runtime/kernel/operator_registry.h>
 #include <executorch/runtime/platform/component.h>
 #include <executorch/runtime/platform/components.h>
@@ -76,6 +78,83 @@ TEST(KernelRegistry, RegistersRejectsDuplicatesAndOverflow) {
   for (const auto& n : names) many.emplace_back(n.c_str(), noop_kernel);
   EXPECT_EQ(register_kernels(Span<const Kernel>(many.data(), many.size())), Error::RegistrationExceedingMaxKernels);
   EXPECT_EQ(get_num_registered_kernels(), before + 1);
+}
+
+// A typed kernel in upstream's style: out = x * alpha + beta, optionally negated, over the listed rows.
+executorch::aten::Tensor& typed_axpb(KernelRuntimeContext& ctx, const executorch::aten::Tensor& x, double alpha,
+                                     const executorch::aten::Scalar& beta, std::optional<bool> negate,
+                                     executorch::aten::ArrayRef<int64_t> rows, std::string_view mode,
+                                     executorch::aten::Tensor& out) {
+  ET_KERNEL_CHECK_MSG(ctx, mode == "rows", InvalidArgument, out, "mode %d", 1);
+  const int64_t n = static_cast<int64_t>(rows.size());
+  ET_KERNEL_CHECK(ctx, resize_tensor(out, executorch::aten::ArrayRef<int64_t>(&n, 1)) == Error::Ok, InvalidArgument,
+                  out);
+  ET_SWITCH_FLOAT_TYPES(x.scalar_type(), ctx, "typed_axpb", CTYPE, [&]() {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const double v = x.const_data_ptr<CTYPE>()[rows[i]] * alpha + beta.to<double>();
+      out.mutable_data_ptr<CTYPE>()[i] = static_cast<CTYPE>(negate.value_or(false) ? -v : v);
+    }
+  });
+  return out;
+}
+
+TEST(KernelUtil, TypedKernelAdapterReadsAndChecksArguments) {
+  const Kernel k = executorch::extension::make_boxed_kernel("test::typed_axpb.out", EXECUTORCH_FN(typed_axpb));
+  auto x = make_tensor_ptr({4}, std::vector<float>{1, 2, 3, 4});
+  auto out = make_tensor_ptr({2}, std::vector<float>{0, 0});
+  int64_t row_values[] = {3, 1};
+  EValue row_items[] = {EValue(row_values[0]), EValue(row_values[1])};
+  EValue* row_ptrs[] = {&row_items[0], &row_items[1]};
+  int64_t unwrapped[2];
+  const char mode[] = "rows";
+  EValue args[] = {EValue(*x),
+                   EValue(0.5),
+                   EValue(int64_t{2}),
+                   EValue(true),
+                   EValue(BoxedEvalueList<int64_t>(row_ptrs, unwrapped, 2)),
+                   EValue(mode, 4),
+                   EValue(*out),
+                   EValue(*out)};
+  EValue* stack[8];
+  for (int i = 0; i < 8; ++i) stack[i] = &args[i];
+  KernelRuntimeContext ok_ctx;
+  k.op_(ok_ctx, Span<EValue*>(stack, 8));
+  ASSERT_EQ(ok_ctx.failure_state(), Error::Ok) << ok_ctx.failure_message();
+  EXPECT_FLOAT_EQ(out->const_data_ptr<float>()[0], -(4 * 0.5f + 2));
+  EXPECT_FLOAT_EQ(out->const_data_ptr<float>()[1], -(2 * 0.5f + 2));
+  // None for the optional argument; an Int where a float is taken converts.
+  args[3] = EValue();
+  args[1] = EValue(int64_t{1});
+  KernelRuntimeContext none_ctx;
+  k.op_(none_ctx, Span<EValue*>(stack, 8));
+  ASSERT_EQ(none_ctx.failure_state(), Error::Ok) << none_ctx.failure_message();
+  EXPECT_FLOAT_EQ(out->const_data_ptr<float>()[0], 6.f);
+  // A value of the wrong kind fails the call naming the argument (no abort); so does a short stack.
+  args[0] = EValue(1.5);
+  KernelRuntimeContext bad_ctx;
+  k.op_(bad_ctx, Span<EValue*>(stack, 8));
+  EXPECT_EQ(bad_ctx.failure_state(), Error::InvalidArgument);
+  EXPECT_NE(std::string(bad_ctx.failure_message()).find("argument 0 is Double, the kernel takes a Tensor"),
+            std::string::npos)
+      << bad_ctx.failure_message();
+  args[0] = EValue(*x);
+  KernelRuntimeContext short_ctx;
+  k.op_(short_ctx, Span<EValue*>(stack, 3));
+  EXPECT_EQ(short_ctx.failure_state(), Error::InvalidArgument);
+  // ET_KERNEL_CHECK_MSG and ET_SWITCH_* report through the context.
+  const char other[] = "cols";
+  args[5] = EValue(other, 4);
+  KernelRuntimeContext check_ctx;
+  k.op_(check_ctx, Span<EValue*>(stack, 8));
+  EXPECT_EQ(check_ctx.failure_state(), Error::InvalidArgument);
+  EXPECT_NE(std::string(check_ctx.failure_message()).find("mode == \"rows\""), std::string::npos);
+  args[5] = EValue(mode, 4);
+  auto ints = make_tensor_ptr({4}, std::vector<int32_t>{1, 2, 3, 4});
+  args[0] = EValue(*ints);
+  KernelRuntimeContext dtype_ctx;
+  k.op_(dtype_ctx, Span<EValue*>(stack, 8));
+  EXPECT_EQ(dtype_ctx.failure_state(), Error::InvalidArgument);
+  EXPECT_NE(std::string(dtype_ctx.failure_message()).find("unsupported dtype Int"), std::string::npos);
 }
 
 TEST(BackendRegistry, RegistersRejectsDuplicatesAndOverflow) {
