@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import random
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from et_common import FIXTURES, REPO, damage_fixtures
+from et_common import BUILD_ASAN, FIXTURES, REPO, built_program, damage_fixtures
 
 # LeakSanitizer's tracer crashes in this sandbox when the pool's worker threads are alive at exit (seen with
 # the mobilenet fixture), so leak checking runs in the unit tests only (LEAK_ENV); memory errors and undefined
@@ -94,3 +95,29 @@ def test_fuzzer_runs_clean(fuzz_build: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-6000:]
     assert "Done" in proc.stderr
+
+
+def test_damaged_bundled_programs_fail_cleanly(asan_build: Path, tmp_path: Path) -> None:
+    # .bpte files (tests/fixtures/bundled), truncated and byte-damaged, through `executorch_runner --bundled`
+    # with an ETDump: refused with a message, or run with their cases passing or failing; never a sanitizer report.
+    runner = built_program(asan_build, "executorch_runner", BUILD_ASAN)
+    env = dict(os.environ, **SAN_ENV)
+    rng = random.Random(11)
+    path, etdump = tmp_path / "damaged.bpte", tmp_path / "run.etdp"
+    outcomes: dict[int, int] = {}
+    for name in ["portable.bpte", "xnnpack.bpte"]:
+        good = (FIXTURES / "bundled" / name).read_bytes()
+        copies = [good, *(good[:n] for n in (0, 7, 64, len(good) // 3, len(good) - 1))]
+        for _ in range(30):
+            data = bytearray(good)
+            for _ in range(rng.randint(1, 6)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+            copies.append(bytes(data))
+        for data in copies:
+            path.write_bytes(data)
+            cmd = [str(runner), "--bundled", str(path), "--etdump-path", str(etdump)]
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+            assert proc.returncode in (0, 1, 2, 3), (proc.returncode, proc.stderr[-4000:])
+            assert "Sanitizer" not in proc.stderr and "runtime error" not in proc.stderr, proc.stderr[-4000:]
+            outcomes[proc.returncode] = outcomes.get(proc.returncode, 0) + 1
+    assert outcomes.get(0, 0) >= 2 and outcomes.get(2, 0) >= 5, outcomes  # the intact files pass; damage refused
