@@ -245,19 +245,6 @@ Error set_inputs(Method& method, const et_bundled::BundledMethodTestCase* tc, si
   return Error::Ok;
 }
 
-float half_to_float(uint16_t h) {
-  const uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  float v;
-  if (exp == 0) {
-    v = std::ldexp(static_cast<float>(mant), -24);
-  } else if (exp == 31) {
-    v = mant ? NAN : INFINITY;
-  } else {
-    v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
-  }
-  return sign ? -v : v;
-}
-
 bool elem_is_close(double a, double b, double rtol, double atol) {
   if (std::isnan(a) && std::isnan(b)) return true;
   if (!std::isfinite(a) && !std::isfinite(b) && ((a > 0) == (b > 0))) return true;
@@ -336,10 +323,14 @@ void compare_tensor(const Tensor& actual, const et_bundled::Tensor* bt, double r
       for (size_t k = 0; k < n; ++k) c->elem(a[k], b[k], rtol, atol, where, k);
       break;
     }
-    case ScalarType::Half: {
+    case ScalarType::Half:
+    case ScalarType::BFloat16: {
+      float (*to_float)(uint16_t) = expected.scalar_type() == ScalarType::Half
+                                        ? ::executorch::runtime::float16::half_to_float
+                                        : ::executorch::runtime::float16::bf16_to_float;
       const uint16_t* a = static_cast<const uint16_t*>(actual.const_data_ptr());
       const uint16_t* b = static_cast<const uint16_t*>(expected.const_data_ptr());
-      for (size_t k = 0; k < n; ++k) c->elem(half_to_float(a[k]), half_to_float(b[k]), rtol, atol, where, k);
+      for (size_t k = 0; k < n; ++k) c->elem(to_float(a[k]), to_float(b[k]), rtol, atol, where, k);
       break;
     }
     default:  // other dtypes are compared bit for bit, as upstream does

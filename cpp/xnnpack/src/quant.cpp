@@ -13,6 +13,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include <float16.h>
+
 #include "nodes/common.h"
 
 namespace etxnn {
@@ -33,12 +35,7 @@ bool valid_scale(float s) { return std::isnormal(s) && s > 0.f; }
 // nearbyintf without SSE4.1.
 inline float round_even(float x) { return (x + 12582912.f) - 12582912.f; }
 
-float bf16_to_float(uint16_t b) {
-  const uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
+using etkb::bf16_to_float;
 
 // The floats of a scale vector given inline or, by index, in the constant data (fp32, or bf16 for blockwise).
 Error read_scales(size_t i, const Value& v, const flatbuffers::Vector<float>* inline_scales,

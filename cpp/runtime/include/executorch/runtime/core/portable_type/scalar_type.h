@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <executorch/runtime/core/portable_type/half.h>
 #include <executorch/runtime/export.h>
 
 namespace executorch {
@@ -78,6 +79,8 @@ ET_CPP_TO_SCALAR(bool, Bool)
 ET_CPP_TO_SCALAR(uint16_t, UInt16)
 ET_CPP_TO_SCALAR(uint32_t, UInt32)
 ET_CPP_TO_SCALAR(uint64_t, UInt64)
+ET_CPP_TO_SCALAR(Half, Half)
+ET_CPP_TO_SCALAR(BFloat16, BFloat16)
 #undef ET_CPP_TO_SCALAR
 
 }  // namespace etensor
