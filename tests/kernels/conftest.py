@@ -34,6 +34,18 @@ _DT = {
 BF16 = "bf16"
 
 
+def bf16_bits(x: np.ndarray) -> np.ndarray:
+    """float32 -> bfloat16 bits, round half to even, NaN -> 0x7fc0."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(x), np.uint16(0x7FC0), r).astype(np.uint16)
+
+
+def bf16_value(bits: np.ndarray) -> np.ndarray:
+    """bfloat16 bits -> their float32 values."""
+    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
 def _dt(dtype: Any) -> str:
     return BF16 if isinstance(dtype, str) and dtype == BF16 else _DT[np.dtype(dtype)]
 

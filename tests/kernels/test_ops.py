@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conftest import TL, Doubles, Ints, Out, OutList, Runner, T
+from conftest import BF16, TL, Doubles, Ints, Out, OutList, Runner, T, bf16_bits, bf16_value
 
 REPO = Path(__file__).resolve().parent.parent.parent
 rng = np.random.default_rng(1234)
@@ -1225,6 +1225,52 @@ bad(
     (bi1[None, None], Ints([6, 8]), False, None, None, Out(i64, (1, 1, 6, 8))),
     r"argument 0 has dtype Long, bilinear needs Float or Double",
 )
+
+# ---------------------------------------------------------------------------------------------------------------
+# Half and BFloat16: every kernel runs on float32 copies and rounds each output once (src/reduced_float.h). BFloat16
+# travels as uint16 bits (T(bits, view=BF16), Out(BF16, ...)). The references compute in float32 and round.
+f16 = np.float16
+ha, hb = r(3, 4).astype(f16), r(3, 4).astype(f16)
+ok("add-f16", "aten::add.out", (ha, hb, 1, like(ha)), (ha.astype(f32) + hb.astype(f32)).astype(f16), rtol=0, atol=0)
+hm1, hm2 = r(5, 7).astype(f16), r(7, 3).astype(f16)
+ok("mm-f16", "aten::mm.out", (hm1, hm2, Out(f16, (5, 3))), (hm1.astype(f32) @ hm2.astype(f32)).astype(f16), rtol=1e-3)
+ok(
+    "cat-f16-list",
+    "aten::cat.out",
+    (TL((ha, hb[:1])), 0, Out(f16, (4, 4))),
+    np.concatenate([ha, hb[:1]]),
+    rtol=0,
+    atol=0,
+)
+ok("to_copy-f16-to-f32", "aten::_to_copy.out", (ha, False, None, Out(f32, ha.shape)), ha.astype(f32), rtol=0, atol=0)
+bsm = bf16_bits(r(2, 6))
+bsm_f = bf16_value(bsm)
+bsm_ref = np.exp(bsm_f - bsm_f.max(-1, keepdims=True))
+ok(
+    "softmax-bf16",
+    "aten::_softmax.out",
+    (T(bsm, view=BF16), -1, False, Out(BF16, (2, 6))),
+    bf16_bits(bsm_ref / bsm_ref.sum(-1, keepdims=True)),
+    rtol=0,
+    atol=1,  # one bf16 step: float32 rounding differences before the final rounding
+)
+ok(
+    "to_copy-f32-to-bf16",
+    "aten::_to_copy.out",
+    (bsm_f * f32(1.001), False, None, Out(BF16, (2, 6))),
+    bf16_bits(bsm_f * f32(1.001)),
+    rtol=0,
+    atol=0,
+)
+ok(
+    "index-f16-dynamic-out",
+    "aten::index.Tensor_out",
+    (ha, TL((np.array([2, 0], i64),), opt=True), Out(f16, (6, 4), dynamic=True)),
+    ha[[2, 0]],
+    rtol=0,
+    atol=0,
+)
+bad("add-f16-wrong-out-shape", "aten::add.out", (ha, hb, 1, Out(f16, (4, 3))))
 
 # ---------------------------------------------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conftest import BF16, Out, Runner, T
+from conftest import BF16, Out, Runner, T, bf16_bits, bf16_value
 
 REPO = Path(__file__).resolve().parent.parent.parent
 rng = np.random.default_rng(20240611)
@@ -69,17 +69,6 @@ def like(a: np.ndarray, dtype: Any = None, **kw: Any) -> Out:
 
 # ---------------------------------------------------------------------------------------------------------------
 # bfloat16 as uint16 bit patterns.
-
-
-def bf16_bits(x: np.ndarray) -> np.ndarray:
-    """float32 -> bfloat16 bits, round half to even, NaN -> 0x7fc0."""
-    u = np.asarray(x, f32).view(np.uint32).astype(np.uint64)
-    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(u16)
-    return np.where(np.isnan(x), u16(0x7FC0), r).astype(u16)
-
-
-def bf16_value(bits: np.ndarray) -> np.ndarray:
-    return (np.asarray(bits, u16).astype(np.uint32) << 16).view(f32)
 
 
 def to_dtype(x: np.ndarray, dtype: Any) -> np.ndarray:

@@ -1,16 +1,17 @@
 // The component descriptor: registers every kernel of ETK_OPS into the runtime's registry when the runtime asks
-// (platform/component.h).
+// (platform/component.h); every kernel also takes Half / BFloat16 tensors (reduced_float.h).
 #include <iterator>
 
 #include <executorch/runtime/platform/component.h>
 #include <executorch/runtime/version.h>
 
 #include "ops.h"
+#include "reduced_float.h"
 
 namespace etk {
 namespace {
 
-#define ETK_KERNEL(name, fn) rt::Kernel(name, &guarded<&fn>),
+#define ETK_KERNEL(name, fn) rt::Kernel(name, &guarded<&reduced_float<&fn>>),
 const rt::Kernel kKernels[] = {ETK_OPS(ETK_KERNEL)};
 #undef ETK_KERNEL
 
