@@ -28,8 +28,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const char* etdump_path = (argc >= 4 && std::strcmp(argv[2], "--etdump") == 0) ? argv[3] : nullptr;
-  Module module(argv[1], Module::LoadMode::MmapUseMlockIgnoreErrors,
-                std::make_unique<executorch::etdump::ETDumpGen>());
+  Module module(argv[1], Module::LoadMode::MmapUseMlockIgnoreErrors, std::make_unique<executorch::etdump::ETDumpGen>());
 
   const auto names = module.method_names();
   if (!names.ok()) {
@@ -66,7 +65,7 @@ int main(int argc, char** argv) {
     std::printf("output %zu %zd:", i, static_cast<ssize_t>(t.numel()));
     for (ssize_t k = 0; k < t.numel(); ++k) {
       const double v = t.scalar_type() == ScalarType::Double ? t.const_data_ptr<double>()[k]
-                                                              : static_cast<double>(t.const_data_ptr<float>()[k]);
+                                                             : static_cast<double>(t.const_data_ptr<float>()[k]);
       std::printf(" %.9g", v);
     }
     std::printf("\n");

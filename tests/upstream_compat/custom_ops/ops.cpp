@@ -1,6 +1,7 @@
 // Custom operators written exactly as upstream ExecuTorch 1.5.1 documents them (typed kernels registered with
 // EXECUTORCH_LIBRARY, checks with ET_KERNEL_CHECK*, dtype dispatch with ET_SWITCH_*, resize_tensor). The same file
-// builds against our SDK and against upstream's wheel (tests/test_upstream_compat.py, scripts/check_upstream_compat.py).
+// builds against our SDK and against upstream's wheel (tests/test_upstream_compat.py,
+// scripts/check_upstream_compat.py).
 //
 //   upstream_ops::scale_shift.out(Tensor x, float alpha, Scalar beta, Tensor? bias, *, Tensor(a!) out)
 //       out = x * alpha + beta (+ bias, broadcast along the last dimension)
