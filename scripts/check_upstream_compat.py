@@ -62,6 +62,8 @@ def main() -> None:
     parser.add_argument("--sdk", type=Path, help="our SDK prefix, to run the same app against it")
     parser.add_argument("--torch-venv", type=Path, help="a virtualenv with our wheel and torch")
     args = parser.parse_args()
+    from executorch.version import __version__ as upstream_version
+
     import executorch
 
     upstream = Path(executorch.__path__[0])
@@ -71,7 +73,7 @@ def main() -> None:
         shutil.copytree(COMPAT, src)
         results = {}
         for style, prefix in (("targets", upstream / "share" / "cmake"), ("variables", upstream)):
-            print(f"upstream {executorch.version.__version__}, CMake {style}:")
+            print(f"upstream {upstream_version}, CMake {style}:")
             build(
                 src / "app", work / f"up-{style}", prefix, f"-DUSE_VARIABLES={'ON' if style == 'variables' else 'OFF'}"
             )

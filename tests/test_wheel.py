@@ -227,3 +227,104 @@ def test_relocated_venv(venv: Path, plugin: Path, tmp_path: Path) -> None:
     where = py(moved, "-c", "import executorch.runtime, executorch; print(executorch.get_lib_dir())", cwd=tmp_path)
     assert where == str(pkg / "lib")
     python_checks(moved, plugin, tmp_path, "fixtures_match")
+
+
+def test_upstream_portable_lib_script(venv: Path, tmp_path: Path) -> None:
+    """tests/upstream_compat/portable_lib_script.py, written against upstream's portable_lib (and run unchanged
+    against upstream's wheel by scripts/check_upstream_compat.py), with numpy arrays: a custom-operator library built
+    from the wheel's share/cmake (where upstream's wheel keeps its config) registers into the Python runtime's
+    registry; bfloat16 (ml_dtypes) and float16 programs run."""
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "ml_dtypes"], check=True)
+    src = tmp_path / "compat"
+    shutil.copytree(REPO / "tests" / "upstream_compat", src)
+    share = site_executorch(venv) / "share" / "cmake"
+    conf = run(["cmake", "-S", str(src / "custom_ops"), "-B", str(tmp_path / "b"), f"-DCMAKE_PREFIX_PATH={share}"])
+    assert conf.returncode == 0, conf.stdout + conf.stderr
+    assert run(["cmake", "--build", str(tmp_path / "b")]).returncode == 0
+    lib = tmp_path / "b" / "libupstream_custom_ops.so"
+    env = dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal")
+    env.pop("PYTHONPATH", None)
+    out = py(venv, str(src / "portable_lib_script.py"), str(src), str(lib), "numpy", env=env, cwd=tmp_path)
+    assert out.splitlines()[-1] == "all passed", out
+
+
+def test_bfloat16_without_ml_dtypes_names_the_package(venv: Path, tmp_path: Path) -> None:
+    code = f"""
+import sys
+sys.modules["ml_dtypes"] = None  # as if it were not installed
+import numpy as np
+from executorch.extension.pybindings.portable_lib import _load_for_executorch
+m = _load_for_executorch({str(REPO / "tests" / "upstream_compat" / "sdpa_bf16.pte")!r})
+print(m.method_meta("forward").input_tensor_meta(0).dtype())
+try:
+    m.forward((np.zeros((1, 2, 8, 16), np.float32),) * 3)
+except Exception as e:
+    print(type(e).__name__, e)
+bits = np.dtype(np.uint16, metadata={{"executorch_dtype": "bfloat16"}})
+try:
+    m.forward((np.zeros((1, 2, 8, 16), bits),) * 3)
+except TypeError as e:
+    print("TypeError", e)
+"""
+    out = py(venv, "-c", code, env=dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal"), cwd=tmp_path)
+    lines = out.splitlines()
+    assert lines[0] == "15", out  # ScalarType::BFloat16
+    assert "ExecuTorchError" in lines[1] and "BFloat16" in lines[1] + lines[1].lower(), out
+    assert "bfloat16" in lines[2] and "pip install ml_dtypes" in lines[2], out
+
+
+def test_python_etdump_and_bundled_programs(venv: Path, tmp_path: Path) -> None:
+    """Upstream's portable_lib profiling and bundled-program calls, and executorch.runtime's ETDump / BundledProgram."""
+    from test_devtools import read_etdump
+
+    code = """
+import sys
+import numpy as np
+from executorch.extension.pybindings.portable_lib import (
+    _load_bundled_program_from_buffer, _load_for_executorch, _load_for_executorch_from_bundled_program)
+from executorch.runtime import BundledProgram, ETDump
+fx, out = sys.argv[1], sys.argv[2]
+m = _load_for_executorch(fx + "/mlp/portable.pte", enable_etdump=True)
+x = np.load(fx + "/mlp/forward_case0_in0.npy")
+m.forward((x,))
+m.forward((x,))
+assert m.has_etdump()
+m.write_etdump_result_to_file(out + "/mlp.etdp")
+for name in ("xnnpack", "wrong_expected"):
+    bundle = _load_bundled_program_from_buffer(open(f"{fx}/bundled/{name}.bpte", "rb").read())
+    bm = _load_for_executorch_from_bundled_program(bundle)
+    for i in range(3):
+        bm.load_bundled_input(bundle, "forward", i)
+        outs = bm.plan_execute("forward")
+        try:
+            bm.verify_result_with_bundled_expected_output(bundle, "forward", i, rtol=1e-3, atol=1e-5)
+            print(name, i, "ok", type(outs[0]).__name__)
+        except RuntimeError as e:
+            print(name, i, "mismatch", e)
+etdump = ETDump()
+for r in BundledProgram(fx + "/bundled/wrong_expected.bpte").verify(rtol=1e-3, atol=1e-5, etdump=etdump):
+    print("verify", r.method, r.index, r.passed, r.max_abs_error > 0.5)
+print("blocks", etdump.num_blocks)
+"""
+    env = dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal")
+    lines = py(venv, "-c", code, str(FIXTURES), str(tmp_path), env=env, cwd=tmp_path).splitlines()
+    assert lines[:3] == [f"xnnpack {i} ok ndarray" for i in range(3)], lines
+    assert lines[3] == "wrong_expected 0 ok ndarray" and lines[5] == "wrong_expected 2 ok ndarray", lines
+    assert lines[4].startswith("wrong_expected 1 mismatch") and "element 3" in lines[4], lines
+    assert lines[6:] == [
+        "verify forward 0 True False",
+        "verify forward 1 False True",
+        "verify forward 2 True False",
+        "blocks 3",
+    ], lines
+    _, runs = read_etdump((tmp_path / "mlp.etdp").read_bytes())
+    assert len(runs) == 2
+    for run in runs:
+        assert [e.name for e in run.events] == [
+            "aten::permute_copy.out",
+            "aten::addmm.out",
+            "aten::relu.out",
+            "aten::permute_copy.out",
+            "aten::addmm.out",
+            "Method::execute",
+        ]

@@ -3,6 +3,8 @@
 //
 // Data policy: input arrays are read in place (the runtime copies each into the method's planned input buffer);
 // outputs alias planned memory that the next execute() overwrites, so they are always copied into new arrays.
+#include <executorch/devtools/bundled_program/bundled_program.h>
+#include <executorch/devtools/etdump/etdump_flatcc.h>
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/extension/memory_allocator/planned_memory.h>
@@ -101,12 +103,10 @@ py::dtype to_numpy_dtype(ScalarType t, bool bf16_bits = false) {
 ScalarType from_numpy_dtype(const py::dtype& d) {
   const char kind = d.kind();
   const auto size = d.itemsize();
-  py::object metadata = d.attr("metadata");
-  if (!metadata.is_none() && py::isinstance<py::dict>(metadata)) {
-    py::dict m = metadata;
-    if (m.contains(kDtypeKey) && py::str(m[kDtypeKey]).cast<std::string>() == "bfloat16" && size == 2) {
-      return ScalarType::BFloat16;
-    }
+  py::object metadata = d.attr("metadata");  // None, or a read-only mapping
+  if (!metadata.is_none() && size == 2) {
+    py::object tag = metadata.attr("get")(kDtypeKey);
+    if (!tag.is_none() && py::str(tag).cast<std::string>() == "bfloat16") return ScalarType::BFloat16;
   }
   if (kind == 'f' && size == 4) return ScalarType::Float;
   if (kind == 'f' && size == 8) return ScalarType::Double;
@@ -173,6 +173,38 @@ py::dict method_meta_dict(const MethodMeta& meta) {
   return d;
 }
 
+// An aligned copy of a bytes object (the flatbuffer readers need 8-byte alignment; bytes gives no guarantee).
+std::shared_ptr<void> aligned_copy(const py::bytes& b, size_t* size) {
+  char* src = nullptr;
+  ssize_t n = 0;
+  PyBytes_AsStringAndSize(b.ptr(), &src, &n);
+  void* buf = std::aligned_alloc(64, (static_cast<size_t>(n) + 63) / 64 * 64 + 64);
+  if (buf == nullptr) throw std::bad_alloc();
+  std::memcpy(buf, src, static_cast<size_t>(n));
+  *size = static_cast<size_t>(n);
+  return std::shared_ptr<void>(buf, std::free);
+}
+
+// The ETDump (profiling events in upstream's ETDump format) of the methods it was given to; shared by them.
+struct PyETDump {
+  std::shared_ptr<executorch::etdump::ETDumpGen> gen = std::make_shared<executorch::etdump::ETDumpGen>();
+  py::bytes data() {
+    executorch::etdump::ETDumpResult r = gen->get_etdump_data();
+    if (r.buf == nullptr) return py::bytes();
+    py::bytes out(static_cast<const char*>(r.buf), r.size);
+    std::free(r.buf);
+    return out;
+  }
+};
+
+// A bundled program (.bpte): the file's bytes, kept alive for its program and for test inputs set from it.
+struct PyBundledProgram {
+  std::shared_ptr<void> data;
+  size_t size = 0;
+  const void* program = nullptr;
+  size_t program_size = 0;
+};
+
 // A loaded program: the bytes (or file loader) it reads stay alive as long as the program or any method.
 struct ProgramHolder {
   std::shared_ptr<void> data;  // aligned copy of a bytes object, when loaded from memory
@@ -182,13 +214,15 @@ struct ProgramHolder {
 
 class PyMethod {
  public:
-  PyMethod(std::shared_ptr<ProgramHolder> holder, const std::string& name) : holder_(std::move(holder)), name_(name) {
+  PyMethod(std::shared_ptr<ProgramHolder> holder, const std::string& name, std::shared_ptr<PyETDump> etdump)
+      : holder_(std::move(holder)), etdump_(std::move(etdump)), name_(name) {
     using namespace executorch::runtime;
     MethodMeta meta = check(holder_->program->method_meta(name.c_str()), "loading method " + name);
     memory_ = check(executorch::extension::PlannedMemory::create(meta), "loading method " + name);
     Result<Method> m = [&] {
       py::gil_scoped_release release;
-      return holder_->program->load_method(name.c_str(), memory_->memory_manager());
+      return holder_->program->load_method(name.c_str(), memory_->memory_manager(),
+                                           etdump_ != nullptr ? etdump_->gen.get() : nullptr);
     }();
     method_ = std::make_unique<Method>(check(std::move(m), "loading method " + name));
   }
@@ -249,12 +283,23 @@ class PyMethod {
       }
       check(err, "setting " + where);
     }
-    Error err;
+    return run(bf16_bits);
+  }
+
+  // Runs the method on the inputs it holds (set by execute() or load_bundled_input()) and returns its outputs.
+  py::list run(bool bf16_bits) {
+    executorch::runtime::Error err;
     {
       py::gil_scoped_release release;
       err = method_->execute();
     }
     check(err, "executing method " + name_);
+    return outputs(bf16_bits);
+  }
+
+  // The outputs of the last run, copied out of planned memory.
+  py::list outputs(bool bf16_bits) {
+    py::module_ np = py::module_::import("numpy");
     py::list outputs;
     for (size_t i = 0; i < method_->outputs_size(); ++i) {
       try {
@@ -267,6 +312,28 @@ class PyMethod {
   }
 
   py::dict metadata() const { return method_meta_dict(method_->method_meta()); }
+
+  void load_bundled_input(const std::shared_ptr<PyBundledProgram>& bundle, size_t index) {
+    bundle_ = bundle;  // tensor inputs may point into it until the method has run
+    check(executorch::bundled_program::load_bundled_input(*method_, bundle->data.get(), index),
+          "method " + name_ + ": loading the inputs of test case " + std::to_string(index));
+  }
+
+  // The error statistics of the current outputs against a test case, and whether they match within rtol/atol.
+  py::dict verify_bundled_outputs(const std::shared_ptr<PyBundledProgram>& bundle, size_t index, double rtol,
+                                  double atol) {
+    const auto stats =
+        executorch::bundled_program::compute_method_output_error_stats(*method_, bundle->data.get(), index);
+    check(stats.status, "method " + name_ + ": comparing with test case " + std::to_string(index));
+    const Error match =
+        executorch::bundled_program::verify_method_outputs(*method_, bundle->data.get(), index, rtol, atol);
+    py::dict d;
+    d["passed"] = match == Error::Ok;
+    d["message"] = match == Error::Ok ? std::string() : std::string(executorch::runtime::last_error_message());
+    d["max_abs_error"] = stats.max_abs_error;
+    d["max_relative_error"] = stats.max_relative_error;
+    return d;
+  }
 
  private:
   static py::object to_python(const EValue& v, const py::module_& np, bool bf16_bits) {
@@ -295,6 +362,8 @@ class PyMethod {
   }
 
   std::shared_ptr<ProgramHolder> holder_;
+  std::shared_ptr<PyETDump> etdump_;  // outlives method_, which records into it
+  std::shared_ptr<PyBundledProgram> bundle_;
   std::string name_;
   std::unique_ptr<executorch::extension::PlannedMemory> memory_;
   std::unique_ptr<executorch::runtime::Method> method_;
@@ -304,15 +373,17 @@ class PyProgram {
  public:
   static std::shared_ptr<PyProgram> from_bytes(const py::bytes& b) {
     auto h = std::make_shared<ProgramHolder>();
-    char* src = nullptr;
-    ssize_t n = 0;
-    PyBytes_AsStringAndSize(b.ptr(), &src, &n);
-    void* buf = std::aligned_alloc(64, (static_cast<size_t>(n) + 63) / 64 * 64 + 64);
-    if (buf == nullptr) throw std::bad_alloc();
-    std::memcpy(buf, src, static_cast<size_t>(n));
-    h->data = std::shared_ptr<void>(buf, std::free);
-    h->loader = std::make_unique<executorch::extension::BufferDataLoader>(buf, static_cast<size_t>(n));
+    size_t n = 0;
+    h->data = aligned_copy(b, &n);
+    h->loader = std::make_unique<executorch::extension::BufferDataLoader>(h->data.get(), n);
     return finish(std::move(h), "loading the program from bytes");
+  }
+  // The program inside a bundled program.
+  static std::shared_ptr<PyProgram> from_bundled(const std::shared_ptr<PyBundledProgram>& bundle) {
+    auto h = std::make_shared<ProgramHolder>();
+    h->data = bundle->data;
+    h->loader = std::make_unique<executorch::extension::BufferDataLoader>(bundle->program, bundle->program_size);
+    return finish(std::move(h), "loading the program of the bundled program");
   }
   static std::shared_ptr<PyProgram> from_path(const std::string& path) {
     auto h = std::make_shared<ProgramHolder>();
@@ -329,8 +400,8 @@ class PyProgram {
   py::dict metadata(const std::string& name) const {
     return method_meta_dict(check(holder_->program->method_meta(name.c_str()), "method " + name));
   }
-  std::shared_ptr<PyMethod> load_method(const std::string& name) const {
-    return std::make_shared<PyMethod>(holder_, name);
+  std::shared_ptr<PyMethod> load_method(const std::string& name, std::shared_ptr<PyETDump> etdump) const {
+    return std::make_shared<PyMethod>(holder_, name, std::move(etdump));
   }
 
  private:
@@ -366,6 +437,38 @@ bool backend_is_available(const std::string& name) {
   return b != nullptr && b->is_available();
 }
 
+std::shared_ptr<PyBundledProgram> bundled_from_bytes(const py::bytes& b) {
+  auto bundle = std::make_shared<PyBundledProgram>();
+  bundle->data = aligned_copy(b, &bundle->size);
+  check(executorch::bundled_program::get_program_data(bundle->data.get(), bundle->size, &bundle->program,
+                                                      &bundle->program_size),
+        "reading the bundled program");
+  return bundle;
+}
+
+// Every test case of a bundled program: one dict per case (method, index, passed, error, errors, message).
+py::list verify_bundled(const std::shared_ptr<PyBundledProgram>& bundle, double rtol, double atol,
+                        const std::shared_ptr<PyETDump>& etdump) {
+  executorch::runtime::Result<std::vector<executorch::bundled_program::TestCaseResult>> results = [&] {
+    py::gil_scoped_release release;
+    return executorch::bundled_program::verify_bundled_program(bundle->data.get(), bundle->size, rtol, atol,
+                                                               etdump != nullptr ? etdump->gen.get() : nullptr);
+  }();
+  py::list out;
+  for (const auto& r : check(std::move(results), "verifying the bundled program")) {
+    py::dict d;
+    d["method"] = r.method;
+    d["index"] = r.index;
+    d["passed"] = r.passed;
+    d["error"] = executorch::runtime::to_string(r.status);
+    d["max_abs_error"] = r.max_abs_error;
+    d["max_relative_error"] = r.max_relative_error;
+    d["message"] = r.message;
+    out.append(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_C, m) {
@@ -399,10 +502,22 @@ PYBIND11_MODULE(_C, m) {
   py::class_<PyProgram, std::shared_ptr<PyProgram>>(m, "Program")
       .def_static("from_bytes", &PyProgram::from_bytes)
       .def_static("from_path", &PyProgram::from_path)
+      .def_static("from_bundled", &PyProgram::from_bundled)
       .def_property_readonly("method_names", &PyProgram::method_names)
       .def("metadata", &PyProgram::metadata)
-      .def("load_method", &PyProgram::load_method);
+      .def("load_method", &PyProgram::load_method, py::arg("name"), py::arg("etdump") = nullptr);
+  py::class_<PyETDump, std::shared_ptr<PyETDump>>(m, "ETDump")
+      .def(py::init<>())
+      .def("data", &PyETDump::data)
+      .def_property_readonly("num_blocks", [](PyETDump& e) { return e.gen->get_num_blocks(); });
+  py::class_<PyBundledProgram, std::shared_ptr<PyBundledProgram>>(m, "BundledProgram")
+      .def_static("from_bytes", &bundled_from_bytes)
+      .def("verify", &verify_bundled, py::arg("rtol"), py::arg("atol"), py::arg("etdump") = nullptr);
   py::class_<PyMethod, std::shared_ptr<PyMethod>>(m, "Method")
       .def("execute", &PyMethod::execute, py::arg("inputs"), py::arg("bf16_bits") = false)
+      .def("run", &PyMethod::run, py::arg("bf16_bits") = false)
+      .def("outputs", &PyMethod::outputs, py::arg("bf16_bits") = false)
+      .def("load_bundled_input", &PyMethod::load_bundled_input)
+      .def("verify_bundled_outputs", &PyMethod::verify_bundled_outputs)
       .def_property_readonly("metadata", &PyMethod::metadata);
 }

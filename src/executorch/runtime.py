@@ -46,6 +46,9 @@ from executorch import _C  # noqa: E402  (after the preload above)
 
 __all__ = [
     "BackendRegistry",
+    "BundledCaseResult",
+    "BundledProgram",
+    "ETDump",
     "ExecuTorchError",
     "Method",
     "MethodMeta",
@@ -165,6 +168,40 @@ def _execute(native: Any, inputs: Sequence[Any]) -> list[Any]:
     return [_to_torch(o) for o in outputs] if torch_io else outputs
 
 
+class ETDump:
+    """Profiling events (one block per run, one event per instruction or delegate call) in upstream ExecuTorch's
+    ETDump format, which ``executorch.devtools.Inspector`` reads. Give it to ``Program.load_method(name, etdump)``
+    (several methods may share one), run, then ``write(path)``."""
+
+    def __init__(self) -> None:
+        self._native = _C.ETDump()
+
+    @property
+    def num_blocks(self) -> int:
+        return int(self._native.num_blocks)
+
+    @property
+    def data(self) -> bytes:
+        """The ETDump flatbuffer of everything recorded so far (empty before the first run)."""
+        return bytes(self._native.data())
+
+    def write(self, path: str | os.PathLike[str]) -> None:
+        Path(path).write_bytes(self.data)
+
+
+@dataclass(frozen=True)
+class BundledCaseResult:
+    """The outcome of one test case of a bundled program."""
+
+    method: str
+    index: int
+    passed: bool
+    max_abs_error: float
+    max_relative_error: float
+    message: str = ""
+    error: str = "Ok"
+
+
 class Method:
     """A loaded method. Not thread-safe: use one Method per thread."""
 
@@ -181,6 +218,25 @@ class Method:
 
     __call__ = execute
 
+    def load_bundled_input(self, bundle: BundledProgram, index: int) -> None:
+        """Sets the method's inputs to those of test case ``index`` of ``bundle``; ``run()`` then runs on them."""
+        self._native.load_bundled_input(bundle._native, index)
+
+    def run(self) -> list[Any]:
+        """Runs the method on the inputs it holds (from the last execute() or load_bundled_input())."""
+        return self._native.run(False)
+
+    def outputs(self) -> list[Any]:
+        """The outputs of the last run, again (fresh copies)."""
+        return self._native.outputs(False)
+
+    def verify_bundled_outputs(
+        self, bundle: BundledProgram, index: int, rtol: float = 1e-5, atol: float = 1e-8
+    ) -> BundledCaseResult:
+        """Compares the method's current outputs with test case ``index`` of ``bundle``."""
+        d = self._native.verify_bundled_outputs(bundle._native, index, rtol, atol)
+        return BundledCaseResult(method=self.metadata.name, index=index, **d)
+
 
 class Program:
     def __init__(self, native: Any) -> None:
@@ -190,11 +246,29 @@ class Program:
     def method_names(self) -> set[str]:
         return set(self._native.method_names)
 
-    def load_method(self, name: str) -> Method:
-        return Method(self._native.load_method(name))
+    def load_method(self, name: str, etdump: ETDump | None = None) -> Method:
+        """Loads a method; with ``etdump``, its runs are recorded there."""
+        return Method(self._native.load_method(name, etdump._native if etdump is not None else None))
 
     def metadata(self, name: str) -> MethodMeta:
         return MethodMeta._from_dict(self._native.metadata(name))
+
+
+class BundledProgram:
+    """A bundled program (``.bpte``): a program with test inputs and expected outputs for its methods."""
+
+    def __init__(self, data: bytes | bytearray | memoryview | str | os.PathLike[str]) -> None:
+        raw = bytes(data) if isinstance(data, (bytes, bytearray, memoryview)) else Path(data).read_bytes()
+        self._native = _C.BundledProgram.from_bytes(raw)
+
+    @property
+    def program(self) -> Program:
+        return Program(_C.Program.from_bundled(self._native))
+
+    def verify(self, rtol: float = 1e-5, atol: float = 1e-8, etdump: ETDump | None = None) -> list[BundledCaseResult]:
+        """Runs every test case of every method and compares its outputs within ``rtol`` / ``atol``."""
+        results = self._native.verify(rtol, atol, etdump._native if etdump is not None else None)
+        return [BundledCaseResult(**d) for d in results]
 
 
 class BackendRegistry:

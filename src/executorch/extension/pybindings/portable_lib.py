@@ -11,8 +11,13 @@ torch tensors in give torch tensors out, numpy arrays give numpy arrays (float16
 ``ml_dtypes.bfloat16``); torch is never imported by this module. Custom-operator libraries built against the SDK
 register into the same registry when loaded (``executorch.load_library(path)`` or ``ctypes.CDLL(path)``).
 
+Profiling: ``enable_etdump=True`` records every run; ``write_etdump_result_to_file(path)`` writes upstream's ETDump
+format (``executorch.devtools.Inspector`` reads it). Bundled programs (``.bpte``):
+``_load_bundled_program_from_buffer``, ``_load_for_executorch_from_bundled_program``, ``load_bundled_input`` /
+``plan_execute`` / ``verify_result_with_bundled_expected_output``.
+
 Not provided (they raise NotImplementedError, naming the alternative): ``.ptd`` data files and
-``debug_buffer_size`` (intermediate outputs), ``plan_execute``.
+``debug_buffer_size`` (intermediate outputs).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any
 from executorch import runtime as _runtime
 
 __all__ = [
+    "BundledModule",
     "ExecuTorchModule",
     "MethodMeta",
     "TensorInfo",
@@ -32,8 +38,10 @@ __all__ = [
     "_get_operator_names",
     "_get_registered_backend_names",
     "_is_available",
+    "_load_bundled_program_from_buffer",
     "_load_for_executorch",
     "_load_for_executorch_from_buffer",
+    "_load_for_executorch_from_bundled_program",
     "_threadpool_get_thread_count",
     "_unsafe_reset_threadpool",
 ]
@@ -111,12 +119,20 @@ class MethodMeta:
         return f"MethodMeta(name={self.name()}, num_inputs={self.num_inputs()}, num_outputs={self.num_outputs()})"
 
 
+class BundledModule:
+    """A bundled program (upstream's ``BundledModule``): a program with test inputs and expected outputs."""
+
+    def __init__(self, bundle: _runtime.BundledProgram) -> None:
+        self._bundle = bundle
+
+
 class ExecuTorchModule:
     """A loaded program whose methods load on first use (upstream's ``ExecuTorchModule``)."""
 
-    def __init__(self, program: _runtime.Program) -> None:
+    def __init__(self, program: _runtime.Program, enable_etdump: bool = False) -> None:
         self._program = program
         self._methods: dict[str, _runtime.Method] = {}
+        self._etdump = _runtime.ETDump() if enable_etdump else None
 
     def _method(self, name: str) -> _runtime.Method:
         method = self._methods.get(name)
@@ -124,7 +140,7 @@ class ExecuTorchModule:
             if name not in self._program.method_names:
                 names = sorted(self._program.method_names)
                 raise RuntimeError(f"the program has no method {name!r}; its methods: {names}")
-            method = self._methods[name] = self._program.load_method(name)
+            method = self._methods[name] = self._program.load_method(name, self._etdump)
         return method
 
     def run_method(self, method_name: str, inputs: Sequence[Any], clone_outputs: bool = True) -> list[Any]:
@@ -149,7 +165,32 @@ class ExecuTorchModule:
         return MethodMeta(self._program.metadata(method_name))
 
     def plan_execute(self, method_name: str, clone_outputs: bool = True) -> list[Any]:
-        raise NotImplementedError("plan_execute is not provided: call run_method(method_name, inputs)")
+        """Runs ``method_name`` on the inputs it holds (e.g. from ``load_bundled_input``)."""
+        del clone_outputs
+        return self._method(method_name).run()
+
+    def load_bundled_input(self, bundle: BundledModule, method_name: str, testset_idx: int) -> None:
+        self._method(method_name).load_bundled_input(bundle._bundle, testset_idx)
+
+    def verify_result_with_bundled_expected_output(
+        self, bundle: BundledModule, method_name: str, testset_idx: int, rtol: float = 1e-5, atol: float = 1e-8
+    ) -> list[Any]:
+        """Checks the method's outputs (of its last run) against the test case; raises when they differ."""
+        result = self._method(method_name).verify_bundled_outputs(bundle._bundle, testset_idx, rtol, atol)
+        if not result.passed:
+            raise RuntimeError(f"{method_name} test case {testset_idx}: result verification failed: {result.message}")
+        return self._method(method_name).outputs()
+
+    def has_etdump(self) -> bool:
+        return self._etdump is not None
+
+    def write_etdump_result_to_file(self, path: str, debug_buffer_path: str | None = None) -> None:
+        """Writes the ETDump of the runs so far (load with ``enable_etdump=True``)."""
+        if self._etdump is None:
+            raise RuntimeError("no ETDump: load the program with enable_etdump=True")
+        if debug_buffer_path is not None:
+            raise NotImplementedError("debug buffers (intermediate outputs) are not supported by this runtime")
+        self._etdump.write(path)
 
 
 def _check_options(data: Any, debug_buffer_size: int) -> None:
@@ -167,9 +208,9 @@ def _load_for_executorch(
     program_verification: Verification = Verification.InternalConsistency,
 ) -> ExecuTorchModule:
     """Loads the program at ``program_path``."""
-    del enable_etdump, program_verification
+    del program_verification
     _check_options(data_path, debug_buffer_size)
-    return ExecuTorchModule(_runtime.Runtime.get().load_program(program_path))
+    return ExecuTorchModule(_runtime.Runtime.get().load_program(program_path), enable_etdump)
 
 
 def _load_for_executorch_from_buffer(
@@ -180,9 +221,26 @@ def _load_for_executorch_from_buffer(
     program_verification: Verification = Verification.InternalConsistency,
 ) -> ExecuTorchModule:
     """Loads a program from the bytes of a ``.pte`` file."""
-    del enable_etdump, program_verification
+    del program_verification
     _check_options(data_map_buffer, debug_buffer_size)
-    return ExecuTorchModule(_runtime.Runtime.get().load_program(buffer))
+    return ExecuTorchModule(_runtime.Runtime.get().load_program(buffer), enable_etdump)
+
+
+def _load_bundled_program_from_buffer(buffer: bytes, non_const_pool_size: int = 0) -> BundledModule:
+    """Reads a bundled program (the bytes of a ``.bpte`` file)."""
+    del non_const_pool_size
+    return BundledModule(_runtime.BundledProgram(buffer))
+
+
+def _load_for_executorch_from_bundled_program(
+    module: BundledModule,
+    data_map_buffer: bytes | None = None,
+    enable_etdump: bool = False,
+    debug_buffer_size: int = 0,
+) -> ExecuTorchModule:
+    """Loads the program inside a bundled program."""
+    _check_options(data_map_buffer, debug_buffer_size)
+    return ExecuTorchModule(module._bundle.program, enable_etdump)
 
 
 def _get_operator_names() -> list[str]:
