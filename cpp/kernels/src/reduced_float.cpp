@@ -83,8 +83,8 @@ class Shadow {
         fail(ctx, Error::InvalidArgument, "the output cannot take the shape %s", shape_string(tensor()).c_str());
         return false;
       }
-    } else if (std::memcmp(before_.data(), data_.data(), before_.size() * sizeof(float)) == 0) {
-      return true;  // an input (possibly read-only constant data): left untouched
+    } else if (before_.empty() || std::memcmp(before_.data(), data_.data(), before_.size() * sizeof(float)) == 0) {
+      return true;  // an input (possibly read-only constant data), or empty: left untouched
     }
     const ScalarType type = orig_->scalar_type();
     auto* dst = static_cast<uint16_t*>(orig_->mutable_data());
