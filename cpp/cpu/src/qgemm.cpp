@@ -296,7 +296,10 @@ void qigemm(int64_t M, int64_t T, int64_t L, RowSegments segments, const void* c
 
 #else
 
+// No int8 kernel on this architecture: qgemm_available() is false and the callers keep their fp32 paths.
 void qgemm(int64_t, const float*, int64_t, const PackedQB&, float, float, float*, int64_t, bool) {}
+void qgemm_dynamic(int64_t, const float*, int64_t, const float*, const float*, const PackedQB&, const float*,
+                   const float*, float, float, float*, int64_t, bool) {}
 void qigemm(int64_t, int64_t, int64_t, RowSegments, const void*, const PackedQB&, float, float, float*, int64_t, bool) {
 }
 
