@@ -1,10 +1,13 @@
 #pragma once
 // Run-time choice of the instruction-set level, shared by every CPU component (kernels, XNNPACK delegate). The
-// libraries target baseline x86-64; hot loops are compiled once per level and picked when called.
+// libraries target baseline x86-64 (or baseline armv8-a on aarch64); hot loops are compiled once per level and
+// picked when called.
 
 namespace etk {
 
-// 2: AVX-512F, 1: AVX2 + FMA, 0: baseline. EXECUTORCH_GEMM_ISA=avx2|baseline caps it (to test the fallbacks);
+// x86-64: 2: AVX-512F, 1: AVX2 + FMA, 0: baseline. aarch64: 1: the NEON-tuned micro-kernels (NEON is part of
+// armv8-a, so this is every aarch64 CPU), 0: baseline (the portable kernels, which GCC also compiles to 128-bit
+// NEON). EXECUTORCH_GEMM_ISA=avx2|baseline caps it (to test the fallbacks; on aarch64 only `baseline` caps);
 // read once per process.
 int isa_level();
 

@@ -1,6 +1,6 @@
 // Cache-blocked fp32 GEMM: B packed in NR-wide panels, A in MR-tall panels, a register-blocked micro-kernel
-// written with GCC vector extensions, and one tile implementation per ISA level (AVX-512, AVX2+FMA, baseline)
-// chosen at run time. Tiles of C are spread over the shared thread pool.
+// written with GCC vector extensions, and one tile implementation per ISA level (AVX-512, AVX2+FMA, baseline; on
+// aarch64 NEON and baseline) chosen at run time. Tiles of C are spread over the shared thread pool.
 //
 // Also the pre-packed / indirect GEMM (weights packed once, A rows given as segment pointers, bias and clamp
 // fused) and the NHWC depthwise convolution the XNNPACK delegate runs on.
@@ -15,6 +15,10 @@
 #include <vector>
 
 #include <executorch/extension/parallel/thread_parallel.h>
+
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 namespace etk {
 namespace {
@@ -103,6 +107,40 @@ inline __attribute__((always_inline)) void micro(int64_t kc, const float* __rest
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NV; ++j) std::memcpy(out + i * NV * W + j * W, &acc[i][j], sizeof(VT));
 }
+
+#if defined(__aarch64__)
+// The NEON 8 x 12 micro-kernel (aarch64's 32 vector registers: 24 accumulators, 3 of B, 2 of A): the 8 values of
+// A for one k are loaded as two vectors and each multiplies B by lane (FMLA by element), so no broadcast is needed.
+// The same fused multiply-adds in the same k order as the generic kernel.
+template <>
+inline __attribute__((always_inline)) void micro<v4f, 8, 3>(int64_t kc, const float* __restrict Ap,
+                                                            const float* __restrict Bp, float* __restrict out) {
+  float32x4_t c[8][3];
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 3; ++j) c[i][j] = vdupq_n_f32(0.f);
+  for (int64_t k = 0; k < kc; ++k) {
+    const float32x4_t b0 = vld1q_f32(Bp), b1 = vld1q_f32(Bp + 4), b2 = vld1q_f32(Bp + 8);
+    const float32x4_t a0 = vld1q_f32(Ap), a1 = vld1q_f32(Ap + 4);
+#define ETK_NEON_ROW(i, a, lane)                   \
+  c[i][0] = vfmaq_laneq_f32(c[i][0], b0, a, lane); \
+  c[i][1] = vfmaq_laneq_f32(c[i][1], b1, a, lane); \
+  c[i][2] = vfmaq_laneq_f32(c[i][2], b2, a, lane)
+    ETK_NEON_ROW(0, a0, 0);
+    ETK_NEON_ROW(1, a0, 1);
+    ETK_NEON_ROW(2, a0, 2);
+    ETK_NEON_ROW(3, a0, 3);
+    ETK_NEON_ROW(4, a1, 0);
+    ETK_NEON_ROW(5, a1, 1);
+    ETK_NEON_ROW(6, a1, 2);
+    ETK_NEON_ROW(7, a1, 3);
+#undef ETK_NEON_ROW
+    Ap += 8;
+    Bp += 12;
+  }
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 3; ++j) vst1q_f32(out + i * 12 + j * 4, c[i][j]);
+}
+#endif
 
 // One tile of C: rows [m0, m0 + mc), cols [n0, n0 + nc), all of K.
 template <typename VT, int MR, int NV>
@@ -215,6 +253,11 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const GemmArgs& g, int64_t m0
 __attribute__((target("avx512f,avx2,fma"))) void small_avx512(const GemmArgs& g) { small_impl(g); }
 __attribute__((target("avx2,fma"))) void small_avx2(const GemmArgs& g) { small_impl(g); }
 #endif
+#if defined(__aarch64__)
+void tile_neon(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc, float* pa, float* pb) {
+  tile_impl<v4f, 8, 3>(g, m0, mc, n0, nc, pa, pb);
+}
+#endif
 void small_base(const GemmArgs& g) { small_impl(g); }
 void tile_base(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc, float* pa, float* pb) {
   tile_impl<v4f, 6, 2>(g, m0, mc, n0, nc, pa, pb);
@@ -224,6 +267,8 @@ Kernel pick_kernel() {
 #if defined(__x86_64__) || defined(__i386__)
   if (isa_level() == 2) return Kernel{8, 32, tile_avx512, small_avx512};
   if (isa_level() == 1) return Kernel{6, 16, tile_avx2, small_avx2};
+#elif defined(__aarch64__)
+  if (isa_level() == 1) return Kernel{8, 12, tile_neon, small_base};
 #endif
   return Kernel{6, 8, tile_base, small_base};
 }
@@ -470,6 +515,12 @@ __attribute__((target("avx2,fma"))) void ig_avx2_8(const IgArgs& g, int64_t a, i
 }
 #endif
 void ig_base_8(const IgArgs& g, int64_t a, int64_t b, int64_t c, int64_t d) { igemm_impl<v4f, 6, 2>(g, a, b, c, d); }
+#if defined(__aarch64__)
+// NEON: 8 rows x 12 columns (24 accumulators of aarch64's 32 vector registers) and 8 x 8; each A value is one
+// scalar load feeding FMLA by element.
+void ig_neon_12(const IgArgs& g, int64_t a, int64_t b, int64_t c, int64_t d) { igemm_impl<v4f, 8, 3>(g, a, b, c, d); }
+void ig_neon_8(const IgArgs& g, int64_t a, int64_t b, int64_t c, int64_t d) { igemm_impl<v4f, 8, 2>(g, a, b, c, d); }
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 typedef int v16i __attribute__((vector_size(64)));
@@ -556,6 +607,9 @@ IgKernel ig_kernel(int kind) {
     case 3: return IgKernel{8, 32, ig_avx512_32};
     case 4: return IgKernel{8, 16, ig_avx512_16};
     case 5: return IgKernel{16, 8, ig_avx512_pair};
+#elif defined(__aarch64__)
+    case 6: return IgKernel{8, 12, ig_neon_12};
+    case 7: return IgKernel{8, 8, ig_neon_8};
 #endif
     default: return IgKernel{6, 8, ig_base_8};
   }
@@ -565,6 +619,9 @@ int choose_kind(int64_t N, int64_t seg) {
 #if defined(__x86_64__) || defined(__i386__)
   if (isa_level() == 2) return N <= 8 ? (seg > 1 ? 5 : 2) : N <= 16 ? 4 : 3;
   if (isa_level() == 1) return N <= 8 ? 2 : 1;
+#elif defined(__aarch64__)
+  // 12-wide panels unless 8-wide ones pad less (N = 8, 16, 40, ...).
+  if (isa_level() == 1) return (N + 11) / 12 * 12 - N <= (N + 7) / 8 * 8 - N ? 6 : 7;
 #endif
   (void)N;
   (void)seg;

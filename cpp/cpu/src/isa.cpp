@@ -13,6 +13,8 @@ int pick_isa() {
   __builtin_cpu_init();
   if (c != "avx2" && c != "baseline" && __builtin_cpu_supports("avx512f")) return 2;
   if (c != "baseline" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 1;
+#elif defined(__aarch64__)
+  if (c != "baseline") return 1;  // Advanced SIMD (NEON) is mandatory in armv8-a
 #endif
   return 0;
 }
