@@ -48,6 +48,8 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# The executorch wheel of this CPython (dist/wheels holds one per CPython of the matrix).
+HOST_WHEEL = f"executorch-*-cp{sys.version_info[0]}{sys.version_info[1]}-*.whl"
 FIXTURES = REPO_ROOT / "tests" / "fixtures"
 QUANTIZED = FIXTURES / "quantized"  # scripts/export_quantized_fixtures.py
 DEFAULT_SDK = REPO_ROOT / "dist" / "executorch-sdk"
@@ -1025,9 +1027,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             micros, blas, numpy_version = bench_micro(sdk_runner, upstream_runner, work, args.repeat)
         py: dict[str, Any] | None = None
         if not args.skip_python:
-            wheels = [args.wheel] if args.wheel else sorted((REPO_ROOT / "dist" / "wheels").glob("executorch-*.whl"))
+            wheels = [args.wheel] if args.wheel else sorted((REPO_ROOT / "dist" / "wheels").glob(HOST_WHEEL))
             if len(wheels) != 1:
-                parser.error("need exactly one wheel in dist/wheels (or --wheel): build it with scripts/build_sdk.sh")
+                parser.error(f"need one {HOST_WHEEL} in dist/wheels (or --wheel): build it with scripts/build_sdk.sh")
             print("measuring the Python bindings ...", flush=True)
             py = bench_python(wheels[0].resolve(), work, args.repeat)
 

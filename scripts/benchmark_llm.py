@@ -136,7 +136,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--wheel", type=Path, help="our wheel (default: the one in dist/wheels)")
     ap.add_argument("--json", type=Path, help="also write the results as JSON")
     args = ap.parse_args(argv)
-    wheel = args.wheel or next((REPO_ROOT / "dist" / "wheels").glob("executorch-*.whl"))
+    wheel = args.wheel or next(
+        (REPO_ROOT / "dist" / "wheels").glob(f"executorch-*-cp{sys.version_info[0]}{sys.version_info[1]}-*.whl")
+    )
     manifest = json.loads((LLM / "manifest.json").read_text())
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as d:

@@ -1,30 +1,34 @@
 #!/usr/bin/env bash
 # The main job: builds the SDK distribution from this checkout and checks it.
-#   scripts/build_sdk.sh [--prefix DIR] [--build-dir DIR] [--no-cuda]
+#   scripts/build_sdk.sh [--prefix DIR] [--build-dir DIR] [--no-cuda] [--host-only]
 # Output (dist/ holds only what this script makes; dist/.builder records the source tree that made it):
 #   dist/executorch-sdk/   the C++ SDK as an install prefix (lib/, include/, bin/, lib/cmake/executorch, lib/pkgconfig)
-#   dist/wheels/           the executorch wheel (Python bindings + the same SDK under site-packages/executorch), and
-#                          the executorch-cuda wheel (the CUDA delegate)
+#   dist/wheels/           the executorch wheels, one per CPython of the matrix (scripts/build_wheels.py: 3.10-3.13;
+#                          --host-only or EXECUTORCH_HOST_ONLY=1: only .venv's), each the Python bindings + the same
+#                          SDK under site-packages/executorch, staged from the one C++ build; and the executorch-cuda
+#                          wheel (the CUDA delegate). Every wheel carries its real manylinux tag (docs/packaging.md).
 #   dist/conda-channel/    the conda packages (one per component, plus the executorch meta-package), offline
 #   dist/report.json       every check on every artifact (scripts/builder_report.py), also printed as a table
 # The CUDA delegate (libexecutorch_cuda, docs/cuda.md) is built when nvcc ($CUDACXX, else /usr/local/cuda/bin/nvcc)
 # and the NVIDIA wheels in .venv (nvidia-cuda-runtime, nvidia-cublas: scripts/setup.sh) are there, unless
 # --no-cuda: in the release tree (so the SDK prefix has it), and once more in build/cuda-wheel, a CMake tree of only the
 # cuda target that the executorch-cuda wheel and the executorch-cuda conda package share.
-# Rebuilds are incremental: build/release, build/wheel, build/cuda-wheel and build/conda/cmake are kept. Wheels and .conda
-# files are reproducible: SOURCE_DATE_EPOCH defaults to the commit time of HEAD (docs/packaging.md).
+# Rebuilds are incremental: build/release, build/pywheel, build/cuda-wheel and build/conda/cmake are kept. Wheels and
+# .conda files are reproducible: SOURCE_DATE_EPOCH defaults to the commit time of HEAD (docs/packaging.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd -P)
 prefix=dist/executorch-sdk
 build=build/release
 cuda=auto
+host_only=${EXECUTORCH_HOST_ONLY:-0}
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=$2; shift 2 ;;
     --build-dir) build=$2; shift 2 ;;
     --no-cuda) cuda=off; shift ;;
-    *) echo "usage: $0 [--prefix DIR] [--build-dir DIR] [--no-cuda]" >&2; exit 2 ;;
+    --host-only) host_only=1; shift ;;
+    *) echo "usage: $0 [--prefix DIR] [--build-dir DIR] [--no-cuda] [--host-only]" >&2; exit 2 ;;
   esac
 done
 
@@ -86,7 +90,7 @@ if [ -e "$prefix" ] && [ -n "$(ls -A "$prefix")" ] && [ ! -f "$prefix/lib/cmake/
 fi
 echo "$repo" >dist/.builder
 # Build trees configured from another checkout (a copied tree) would build the wrong sources.
-for tree in "$build" build/wheel build/cuda-wheel build/conda/cmake; do
+for tree in "$build" build/pywheel/*/cp3* build/cuda-wheel build/conda/cmake; do
   cache=$tree/CMakeCache.txt
   [ -f "$cache" ] || continue
   home=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache")
@@ -113,30 +117,34 @@ cmake --build "$build"
 rm -rf "$prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 
-# ---- the wheel: scikit-build-core from .venv (no build isolation, so build/wheel stays incremental)
-step wheel "wheel (build/wheel -> dist/wheels)"
+# ---- the wheels: the SDK components staged from $build, only executorch._C compiled per CPython (scikit-build-core,
+# EXECUTORCH_PYTHON_ONLY, build/pywheel/<arch>/cp3XX; logs beside them), each retagged with its manylinux tag
+pythons=$(.venv/bin/python -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+[ "$host_only" = 1 ] || pythons=$(.venv/bin/python -c 'import sys; sys.path.insert(0, "scripts")
+import build_wheels; print(" ".join(build_wheels.PYTHONS))')
+step wheel "wheels for CPython $pythons ($build -> build/pywheel -> dist/wheels)"
 rm -rf dist/wheels
 mkdir -p build
-log=build/wheel.log
-# ninja's progress lines are shown as they come; the whole log is in build/wheel.log.
-if ! .venv/bin/python -m pip wheel . -w dist/wheels --no-deps --no-build-isolation -v --disable-pip-version-check \
-    -C wheel.reproducible=true </dev/null 2>&1 | tee "$log" |
-    { grep --line-buffered -aE '^\s*\[[0-9]+/[0-9]+\]' | sed -u 's/^ *//'; true; }; then
-  tail -n 40 "$log" >&2
-  die "the wheel build failed (end of $log above)"
-fi
+wheel_args=()
+for v in $pythons; do wheel_args+=(--python "$v"); done
+.venv/bin/python scripts/build_wheels.py build --build-dir "$build" --out dist/wheels "${wheel_args[@]}" ||
+  die "the wheel build failed (output above)"
 
 # ---- the executorch-cuda wheel: build/cuda-wheel, a CMake tree of only the cuda target (and the runtime it links),
 # configured by scikit-build-core from packaging/cuda/pyproject.toml; the conda package installs from it too.
 if [ "$cuda" = on ]; then
   step cuda-wheel "executorch-cuda wheel (build/cuda-wheel -> dist/wheels)"
   log=build/wheel-cuda.log
-  if ! .venv/bin/python -m pip wheel ./packaging/cuda -w dist/wheels --no-deps --no-build-isolation -v \
+  rm -rf build/cuda-wheel-raw
+  if ! .venv/bin/python -m pip wheel ./packaging/cuda -w build/cuda-wheel-raw --no-deps --no-build-isolation -v \
       --disable-pip-version-check -C wheel.reproducible=true </dev/null 2>&1 | tee "$log" |
       { grep --line-buffered -aE '^\s*\[[0-9]+/[0-9]+\]' | sed -u 's/^ *//'; true; }; then
     tail -n 40 "$log" >&2
     die "the executorch-cuda wheel build failed (end of $log above)"
   fi
+  # cudart/cuBLAS come from the NVIDIA wheels and libexecutorch* from the executorch wheel: excluded, never vendored.
+  .venv/bin/python scripts/build_wheels.py retag --cuda --out dist/wheels build/cuda-wheel-raw/executorch_cuda-*.whl ||
+    die "the executorch-cuda wheel has no manylinux tag (output above)"
 fi
 
 # ---- the conda channel
@@ -150,6 +158,6 @@ fi
 # ---- every check, one table, dist/report.json
 step checks "artifact checks"
 .venv/bin/python scripts/builder_report.py --prefix "$prefix" --report dist/report.json \
-  --forbid "$build" --forbid build "${timings[@]}" $([ "$cuda" = off ] || echo --cuda) && rc=0 || rc=$?
+  --forbid "$build" --forbid build "${timings[@]}" "${wheel_args[@]}" $([ "$cuda" = off ] || echo --cuda) && rc=0 || rc=$?
 echo "== done in $(( $(date +%s) - start )) s: SDK at $prefix, wheel in dist/wheels, channel in dist/conda-channel"
 exit "$rc"

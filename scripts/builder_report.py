@@ -2,13 +2,15 @@
 """Checks every artifact scripts/build_sdk.sh made, prints one summary table and writes dist/report.json.
 
 Usage: builder_report.py [--prefix DIR] [--wheel-dir DIR] [--channel DIR] [--report FILE] [--forbid PATH]...
-                         [--timing STEP=SECONDS]...
+                         [--timing STEP=SECONDS]... [--python 3.X]...
 Artifacts and their checks:
   SDK prefix   exact RUNPATH per file, DT_RUNPATH only, SONAMEs, no build-machine path, one owner per registry
-  wheel        the same on site-packages/executorch, every file against RECORD, `auditwheel show` platform tag
+  wheels       one executorch wheel per --python (default: this interpreter's), each: the same checks on
+               site-packages/executorch, every file against RECORD, and the `auditwheel show` platform tag, which
+               must be a manylinux tag and the one in the file name and the WHEEL file ("tag")
   cuda wheel   (executorch_cuda-*.whl, with --cuda) the same but the registry owners (its library defines none:
                the channel's check covers it), and the manylinux tag auditwheel gives it with cudart, cuBLAS and
-               the executorch wheel's libraries excluded (nothing would be vendored)
+               the executorch wheel's libraries excluded (nothing would be vendored), equal to its file name's
   each .conda  the same on its payload (build_conda.read_package: info/paths.json hashes, no prefix rewriting),
                and one owner per registry across the whole channel
   device code  every libexecutorch_cuda (SDK, cuda wheel, executorch-cuda package): SASS/PTX of its fatbinary
@@ -35,6 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build_conda
+import build_wheels
 import check_artifacts
 
 REPO = build_conda.REPO
@@ -42,7 +45,7 @@ MANIFEST = build_conda.load_manifest()
 CUDA = next((c for c in MANIFEST["components"].values() if "cuda_architectures" in c), None)
 CLAIM = CUDA["cuda_architectures"] if CUDA else None
 # Libraries the executorch-cuda wheel needs but must not vendor: from the NVIDIA wheels and the executorch wheel.
-CUDA_WHEEL_EXTERNAL = frozenset({"libcudart.so.*", "libcublas.so.*", "libcublasLt.so.*", "libexecutorch*.so.*"})
+CUDA_WHEEL_EXTERNAL = frozenset(build_wheels.CUDA_WHEEL_EXTERNAL)
 DEVICE_CODE: list[str] = []  # summary lines of every device-code check, for the report's device-code row
 
 
@@ -94,11 +97,21 @@ def check_record(root: Path, names: list[str], record: str, report: check_artifa
 def cuda_wheel_tag(wheel: Path) -> tuple[str | None, list[str]]:
     """auditwheel's platform tag for the cuda wheel with its external CUDA/executorch libraries excluded, and the
     libraries `auditwheel repair` would still vendor (must be none)."""
-    from auditwheel.wheel_abi import analyze_wheel_abi
+    return build_wheels.wheel_platform(wheel, CUDA_WHEEL_EXTERNAL)
 
-    info = analyze_wheel_abi(None, None, wheel, CUDA_WHEEL_EXTERNAL, disable_isa_ext_check=False, allow_graft=True)
-    graft = sorted(info.external_refs[info.overall_policy.name].libs)
-    return info.overall_policy.name, graft
+
+def wheel_tags(wheel: Path, names: list[str], report: check_artifacts.Report) -> tuple[str, str]:
+    """The compatibility tag of the file name (`py-abi-platform`) and of the WHEEL file, which must agree."""
+    name_tag = "-".join(wheel.name[: -len(".whl")].split("-")[2:])
+    (meta,) = [n for n in names if n.endswith(".dist-info/WHEEL")]
+    with zipfile.ZipFile(wheel) as z:
+        tags = [line[5:].strip() for line in z.read(meta).decode().splitlines() if line.startswith("Tag: ")]
+    expanded = sorted(
+        f"{p}-{a}-{pl}" for p, a, pl in [name_tag.split("-")] for p in p.split(".") for a in a.split(".")
+        for pl in pl.split(".")
+    )  # fmt: skip
+    report.add("tag", None if sorted(tags) == expanded else f"WHEEL Tag lines {tags} differ from the file name")
+    return name_tag, name_tag.split("-")[2]
 
 
 def check_wheel(wheel: Path, forbidden: list[str], *, cuda: bool = False) -> dict:
@@ -120,16 +133,21 @@ def check_wheel(wheel: Path, forbidden: list[str], *, cuda: bool = False) -> dic
                 report.add("device-code", "no libexecutorch_cuda in the cuda wheel")
         else:
             check_artifacts.check_owners(root / "executorch", report)
+    name_tag, plat = wheel_tags(wheel, names, report)
     if cuda:
         tag, graft = cuda_wheel_tag(wheel)
         report.add("auditwheel", None if tag.startswith("manylinux") else f"no manylinux tag: {tag}")
         report.add("auditwheel", f"auditwheel would vendor {graft}" if graft else None)
-        return artifact("cuda-wheel", wheel, report, auditwheel_tag=tag, files=len(names))
+        report.add("tag", None if tag == plat else f"auditwheel gives {tag}, the file name says {plat}")
+        return artifact("cuda-wheel", wheel, report, auditwheel_tag=tag, tag=name_tag, files=len(names))
     proc = subprocess.run([sys.executable, "-m", "auditwheel", "show", str(wheel)], capture_output=True, text=True)
     m = re.search(r'consistent with the following platform tag: "([^"]+)"', " ".join(proc.stdout.split()))
     tag = m.group(1) if m else None
     report.add("auditwheel", None if tag and tag.startswith("manylinux") else f"no manylinux tag: {proc.stdout[-300:]}")
-    return artifact("wheel", wheel, report, auditwheel_tag=tag, files=len(names))
+    report.add(
+        "tag", None if tag and tag == plat.split(".")[0] else f"auditwheel gives {tag}, the file name says {plat}"
+    )
+    return artifact("wheel", wheel, report, auditwheel_tag=tag, tag=name_tag, files=len(names))
 
 
 def check_channel(channel: Path, forbidden: list[str]) -> list[dict]:
@@ -146,7 +164,7 @@ def check_channel(channel: Path, forbidden: list[str]) -> list[dict]:
                 report.add("package", p)
             check_artifacts.check_exact_runpaths(dest, "conda", report)
             device_code(info.name, dest, report)
-            out.append(artifact("conda", pkg, report, files=len(info.files), depends=info.depends))
+            out.append(artifact("conda", pkg, report, files=len(info.files), depends=info.depends, tag=pkg.parent.name))
             subprocess.run(["cp", "-a", f"{dest}/.", str(union)], check=True)  # an install of every package
         report = check_artifacts.Report()
         if packages:
@@ -182,10 +200,14 @@ def main() -> int:
     ap.add_argument("--forbid", action="append", default=[], help="a path no artifact may contain (repeatable)")
     ap.add_argument("--timing", action="append", default=[], help="STEP=SECONDS, recorded in the report")
     ap.add_argument("--cuda", action="store_true", help="the CUDA delegate was built: require its wheel and package")
+    ap.add_argument("--python", action="append", help="a CPython X.Y of the wheel matrix (default: this one)")
     args = ap.parse_args()
     forbidden = [str(REPO), str(Path.home()), *map(os.path.abspath, args.forbid)]
     rows = [check_sdk(args.prefix.resolve(), forbidden)]
-    for pattern, want, cuda in (("executorch-*.whl", 1, False), ("executorch_cuda-*.whl", int(args.cuda), True)):
+    rows[0]["tag"] = f"{build_wheels.platform.machine()} prefix"
+    pythons = args.python or [build_wheels.host_python()]
+    wanted = [(f"executorch-*-{t}-{t}-*.whl", 1, False) for t in map(build_wheels.cp_tag, pythons)]
+    for pattern, want, cuda in (*wanted, ("executorch_cuda-*.whl", int(args.cuda), True)):
         wheels = sorted(args.wheel_dir.glob(pattern))
         if len(wheels) != want:
             report = check_artifacts.Report()
@@ -194,7 +216,8 @@ def main() -> int:
                          "size": 0, "sha256": None, "checks": report.checks, "ok": False})  # fmt: skip
         elif wheels:
             rows.append(check_wheel(wheels[0], forbidden, cuda=cuda))
-    others = sorted(set(args.wheel_dir.glob("*.whl")) - set(args.wheel_dir.glob("executorch-*.whl")))
+    expected = {w for pattern, _, _ in wanted for w in args.wheel_dir.glob(pattern)}
+    others = sorted(set(args.wheel_dir.glob("*.whl")) - expected)
     others = [w.name for w in others if not w.name.startswith("executorch_cuda-")]
     if others:
         report = check_artifacts.Report()
@@ -241,14 +264,14 @@ def main() -> int:
     args.report.write_text(json.dumps(data, indent=2) + "\n")
 
     width = max(len(r["artifact"]) for r in rows)
-    print(f"{'artifact':{width}}  {'size':>9}  checks passed / FAILED")
+    tag_width = max(len(r.get("tag") or "-") for r in rows)
+    print(f"{'artifact':{width}}  {'size':>9}  {'platform / tag':{tag_width}}  checks passed / FAILED")
     for r in rows:
         passed = [c for c, p in r["checks"].items() if not p]
         failed = [c for c, p in r["checks"].items() if p]
-        extra = f"  [{r['auditwheel_tag']}]" if r.get("auditwheel_tag") else ""
-        extra += f"  [{r['claim']}]" if r.get("claim") else ""
+        extra = f"  [{r['claim']}]" if r.get("claim") else ""
         line = ", ".join(passed) + (" / FAILED: " + ", ".join(failed) if failed else "")
-        print(f"{r['artifact']:{width}}  {human(r['size']):>9}  {line}{extra}")
+        print(f"{r['artifact']:{width}}  {human(r['size']):>9}  {r.get('tag') or '-':{tag_width}}  {line}{extra}")
     for line in DEVICE_CODE:
         print(f"  device code: {line}")
     for r in rows:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -77,8 +78,16 @@ def built_program(tree: Path, name: str, command: str) -> Path:
     return exe
 
 
-def wheel_file(pattern: str = "executorch-*.whl") -> Path:
-    """The one wheel matching `pattern` in dist/wheels (or ET_WHEEL_DIR)."""
+def host_wheel_pattern() -> str:
+    """The executorch wheel of the interpreter running the tests (dist/wheels holds one per CPython of the matrix)."""
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    return f"executorch-*-{tag}-{tag}-*.whl"
+
+
+def wheel_file(pattern: str | None = None) -> Path:
+    """The one wheel matching `pattern` (default: the executorch wheel for this CPython) in dist/wheels (or
+    ET_WHEEL_DIR)."""
+    pattern = pattern or host_wheel_pattern()
     where = Path(os.environ.get("ET_WHEEL_DIR", REPO / "dist" / "wheels"))
     found = sorted(where.glob(pattern))
     if not found:

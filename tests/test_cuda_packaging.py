@@ -33,6 +33,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 import check_cuda_device_code as dc
 
 import build_conda
+import build_wheels
 import check_artifacts
 
 MANIFEST = build_conda.load_manifest()
@@ -69,7 +70,7 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def wheels() -> dict[str, Path]:
-    return {"executorch": wheel_file("executorch-*.whl"), "executorch-cuda": wheel_file("executorch_cuda-*.whl")}
+    return {"executorch": wheel_file(), "executorch-cuda": wheel_file("executorch_cuda-*.whl")}
 
 
 @pytest.fixture(scope="session")
@@ -150,9 +151,13 @@ def test_claim_matches_cmake_and_wheel_readme() -> None:
 
 def test_wheel_metadata_and_files(wheels: dict[str, Path]) -> None:
     wheel = wheels["executorch-cuda"]
-    # No Python extension: one wheel for every CPython 3, the same platform tag as the executorch wheel.
-    assert wheel.name == f"executorch_cuda-{VERSION}-py3-none-linux_x86_64.whl", wheel.name
-    assert wheels["executorch"].name.endswith("-linux_x86_64.whl")
+    # No Python extension: one wheel for every CPython 3, with the manylinux tag auditwheel gives it once cudart,
+    # cuBLAS (NVIDIA wheels) and the executorch wheel's libraries are excluded; never a bare linux_x86_64.
+    m = re.fullmatch(rf"executorch_cuda-{VERSION}-py3-none-(manylinux_\d+_\d+_x86_64)\.whl", wheel.name)
+    assert m, wheel.name
+    plat, graft = build_wheels.wheel_platform(wheel, frozenset(build_wheels.CUDA_WHEEL_EXTERNAL))
+    assert (plat, graft) == (m.group(1), []), (plat, graft)
+    assert re.search(r"-manylinux_\d+_\d+_x86_64\.whl$", wheels["executorch"].name), wheels["executorch"].name
     with zipfile.ZipFile(wheel) as z:
         names = [n for n in z.namelist() if not n.endswith("/")]
         metadata = z.read(f"executorch_cuda-{VERSION}.dist-info/METADATA").decode()

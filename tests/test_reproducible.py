@@ -1,7 +1,9 @@
 """Two builds of one commit give byte-identical wheels and .conda files.
 
-HEAD is cloned twice, into two directories of different names and lengths, and each clone builds the wheel (as
-scripts/build_sdk.sh does: scikit-build-core with wheel.reproducible, no build isolation) and the conda packages
+HEAD is cloned twice, into two directories of different names and lengths, and each clone builds the wheel of this
+CPython (as scripts/build_sdk.sh does: the C++ tree build/release, then scripts/build_wheels.py, which stages its SDK
+components and runs scikit-build-core with wheel.reproducible and EXECUTORCH_PYTHON_ONLY, no build isolation, and
+retags the wheel with its manylinux tag) and the conda packages
 (scripts/build_conda.py) from empty build directories, with SOURCE_DATE_EPOCH = the commit time of HEAD. Identical
 bytes from two different source paths also prove that no build path reaches the artifacts. Slow (two full builds
 of each kind, one after the other); the timings are printed. Only committed changes are tested (HEAD when the
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from et_common import REPO
+from et_common import REPO, host_wheel_pattern
 
 sys.path.insert(0, str(REPO / "scripts"))
 import build_conda
@@ -51,7 +53,7 @@ def builder_output() -> dict | None:
     """
     if os.environ.get("ET_REPRO_TWO_CLONES") == "1" or git("status", "--porcelain", "--untracked-files=no"):
         return None
-    wheels = sorted((REPO / "dist" / "wheels").glob("executorch-*.whl"))
+    wheels = sorted((REPO / "dist" / "wheels").glob(host_wheel_pattern()))
     condas = {p.name: p for p in (REPO / "dist" / "conda-channel").glob("*/*.conda")}
     if len(wheels) != 1 or not condas:
         return None
@@ -78,10 +80,14 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
         run(["git", "checkout", "-q", "--detach", COMMIT], src, env)
         t0 = time.monotonic()
         run(
-            [sys.executable, "-m", "pip", "wheel", ".", "-w", str(dist / "wheels"), "--no-deps", "--no-build-isolation",
-             "--disable-pip-version-check", "-q", "-C", "wheel.reproducible=true"],
+            ["cmake", "-S", ".", "-B", "build/release", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+             "-DEXECUTORCH_BUILD_TESTS=OFF"],
             src, env,
         )  # fmt: skip
+        run(["cmake", "--build", "build/release"], src, env)
+        run(
+            [sys.executable, "scripts/build_wheels.py", "build", "--host-only", "--out", str(dist / "wheels")], src, env
+        )
         t1 = time.monotonic()
         run([sys.executable, "scripts/build_conda.py", "--channel", str(dist / "channel")], src, env)
         t2 = time.monotonic()

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -172,11 +173,19 @@ def test_wheel_layout_and_hygiene(venv: Path) -> None:
 
 
 def test_auditwheel_tag(wheel: Path) -> None:
+    """The file name carries the platform tag auditwheel computes (scripts/build_wheels.py retags every wheel), and
+    the WHEEL file says the same: an honest manylinux tag, never linux_x86_64."""
     proc = run([sys.executable, "-m", "auditwheel", "show", str(wheel)])
     assert proc.returncode == 0, proc.stderr
     text = " ".join(proc.stdout.split())
     m = re.search(r'consistent with the following platform tag: "(manylinux_\d+_\d+_x86_64)"', text)
     assert m, text
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    assert wheel.name == f"executorch-{build_conda.project_version()}-{tag}-{tag}-{m.group(1)}.whl", wheel.name
+    with zipfile.ZipFile(wheel) as z:
+        (meta,) = [n for n in z.namelist() if n.endswith(".dist-info/WHEEL")]
+        tags = [line for line in z.read(meta).decode().splitlines() if line.startswith("Tag: ")]
+    assert tags == [f"Tag: {tag}-{tag}-{m.group(1)}"], tags
     print(f"auditwheel: {m.group(1)}")
 
 
