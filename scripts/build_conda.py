@@ -587,7 +587,7 @@ def recipe_data(manifest: dict, version: str) -> dict:
             requirements["run"] = deps + extra_run
             requirements["run_exports"] = run_export
             build["string"] = f"{comp['conda_build_string']}_h${{{{ hash }}}}_${{{{ build_number }}}}"
-            build["skip"] = ['cuda == "0"']
+            build["skip"] = ['cuda == "0"', "not linux"]  # CUDA 13 packages exist for Linux only
             args = f"{comp['cmake_component']} {expand(comp['devlink'], 'conda')}"
             script = {"content": f'bash "$RECIPE_DIR/install_cuda.sh" {args}'}
             script["env"] = env | {"ET_CUDA_BUILD_DIR": "${{ cuda_build_dir }}"}
