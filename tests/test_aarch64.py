@@ -4,7 +4,9 @@ Reads the cross build tree (ET_AARCH64_BUILD, default build/aarch64: the GoogleT
 prefix (ET_AARCH64_SDK, default build/sdk-aarch64): the libraries are aarch64 ELF with the SDK's SONAMEs and
 `$ORIGIN` RUNPATHs; the C++ unit and kernel tests pass; executorch_runner reproduces every committed fixture's
 references, portable and XNNPACK programs, with the NEON micro-kernels and with the baseline ones
-(EXECUTORCH_GEMM_ISA=baseline). All of it takes about 30 s on 2 cores.
+(EXECUTORCH_GEMM_ISA=baseline); the quantized fixtures match upstream's outputs with the int8 SDOT kernel (QEMU's
+default CPU has dotprod) and without it (`-cpu cortex-a72`: armv8.0, the fp32 fallback chosen at run time). All of
+it takes about 45 s on 2 cores.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_quantized import CASES as QUANTIZED
+from test_quantized import QCase
 
 from et_common import FIXTURES, MANIFEST, REPO, Case, built_program, dir_from_env, fixture_cases, missing_build
 
@@ -38,8 +42,12 @@ BASELINE_FIXTURES = (
     "tv_resnet18",
     "timm_deit_tiny",
 )
-# The int8 GEMM (AVX-512 VNNI) has no aarch64 kernel yet: its tests skip, and the callers keep their fp32 paths.
-NO_INT8_KERNEL = "-Kernels.Int8*:Kernels.BlockwiseInt4DynamicGemmMatchesIntegerReference"
+# The qd8 x qb4w int8 kernel is AVX-512 VNNI only (aarch64 keeps the float kernel for it); without dotprod
+# (EXECUTORCH_GEMM_ISA=neon|baseline, or a CPU without it) the int8 GEMM tests skip too.
+NO_QB4_DYNAMIC = "-Kernels.BlockwiseInt4DynamicGemmMatchesIntegerReference"
+NO_INT8_KERNEL = NO_QB4_DYNAMIC + ":Kernels.Int8*"
+# An armv8.0 CPU (Raspberry Pi 4 class): NEON without dotprod.
+NO_DOTPROD_CPU = "cortex-a72"
 
 
 @pytest.fixture(scope="session")
@@ -124,15 +132,23 @@ def test_unit_tests(qemu: list[str], a64_build: Path) -> None:
     assert gtest_passed(proc) >= 10
 
 
-@pytest.mark.parametrize("isa", ["neon", "baseline"])
+@pytest.mark.parametrize("isa", ["dotprod", "neon", "baseline"])
 def test_kernel_tests(qemu: list[str], a64_build: Path, isa: str) -> None:
-    # The shared GEMM (fp32 packed, indirect and depthwise) against references, with the NEON micro-kernels and
-    # with the baseline ones, and the kernels library loaded as a component.
+    # The shared GEMM (fp32 packed, indirect and depthwise; int8 with SDOT) against references, at every ISA level,
+    # and the kernels library loaded as a component.
     exe = built_program(a64_build, "executorch_kernels_test", BUILD_AARCH64)
     env = quiet(EXECUTORCH_GEMM_ISA=isa)
-    cmd = [*qemu, str(exe), f"--gtest_filter={NO_INT8_KERNEL}"]
+    cmd = [*qemu, str(exe), f"--gtest_filter={NO_QB4_DYNAMIC if isa == 'dotprod' else NO_INT8_KERNEL}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
-    assert gtest_passed(proc) >= 6
+    assert gtest_passed(proc) == (8 if isa == "dotprod" else 6)
+
+
+def test_int8_kernel_is_chosen_at_run_time(qemu: list[str], a64_build: Path) -> None:
+    # On a CPU without dotprod the int8 GEMM says it is not there (getauxval), so its callers keep their fp32 paths.
+    exe = built_program(a64_build, "executorch_kernels_test", BUILD_AARCH64)
+    cmd = [qemu[0], "-cpu", NO_DOTPROD_CPU, *qemu[1:], str(exe), "--gtest_filter=Kernels.Int8*"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=quiet(), timeout=300)
+    assert proc.returncode == 0 and proc.stdout.count("[  SKIPPED ] Kernels.Int8") == 4, proc.stdout[-3000:]
 
 
 def test_xnnpack_payload_damage_fails_cleanly(qemu: list[str], a64_build: Path) -> None:
@@ -186,3 +202,40 @@ def test_cmake_consumer_cross_builds_and_runs(qemu: list[str], a64_sdk: Path, tm
     runner = [*qemu, str(a64_sdk / "bin" / "executorch_runner"), str(pte), "--input", str(inp)]
     subprocess.run([*runner, "--output-dir", str(tmp_path)], check=True, capture_output=True, env=quiet())
     np.testing.assert_allclose(got, np.load(tmp_path / "out0.npy").ravel(), rtol=1e-6, atol=1e-6)
+
+
+def run_quantized(qemu: list[str], sdk: Path, case: QCase, out: Path) -> bool:
+    """Runs one quantized fixture; checks it against upstream's output as tests/test_quantized.py does (one output
+    quantization step, or fp32 rounding for fp32 outputs). True when it is bit-exact."""
+    cmd = [*qemu, str(sdk / "bin" / "executorch_runner"), str(case.pte), "--output-dir", str(out)]
+    for path in case.inputs:
+        cmd += ["--input", str(path)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=quiet(), timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    exact = True
+    for i, ref_path in enumerate(case.outputs):
+        ref = np.load(ref_path)
+        got = np.load(out / f"out{i}.npy")
+        assert got.dtype == ref.dtype and got.shape == ref.shape, (got.dtype, got.shape, ref.dtype, ref.shape)
+        err = float(np.abs(got.astype(np.float64) - ref.astype(np.float64)).max())
+        if case.output_scale is not None:
+            assert err <= case.output_scale * 1.001, f"{case.id}: off by {err / case.output_scale:.2f} output steps"
+        else:
+            assert err <= 1e-5 * max(1.0, float(np.abs(ref).max())), f"{case.id}: max abs error {err}"
+        exact = exact and err == 0
+    return exact
+
+
+@pytest.mark.parametrize("cpu", ["max", NO_DOTPROD_CPU])
+def test_quantized_fixtures_match_upstream(qemu: list[str], a64_sdk: Path, cpu: str, tmp_path: Path) -> None:
+    # Static int8, dynamic int8 and 8da4w programs (tests/fixtures/quantized): with the SDOT kernel (QEMU's `max`
+    # CPU has dotprod) the integer paths reproduce upstream as on x86-64 (mostly bit-exact); without it the fp32
+    # fallback stays within one output step.
+    exact = 0
+    static = [c for c in QUANTIZED if c.variant == "xnnpack_q8" and c.output_scale is not None]
+    for case in QUANTIZED:
+        out = tmp_path / case.id
+        out.mkdir()
+        exact += run_quantized([qemu[0], "-cpu", cpu, *qemu[1:]], a64_sdk, case, out) and case in static
+    if cpu == "max":
+        assert exact >= 0.75 * len(static), f"{exact} of {len(static)} static int8 XNNPACK cases are bit-exact"

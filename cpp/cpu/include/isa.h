@@ -5,10 +5,10 @@
 
 namespace etk {
 
-// x86-64: 2: AVX-512F, 1: AVX2 + FMA, 0: baseline. aarch64: 1: the NEON-tuned micro-kernels (NEON is part of
-// armv8-a, so this is every aarch64 CPU), 0: baseline (the portable kernels, which GCC also compiles to 128-bit
-// NEON). EXECUTORCH_GEMM_ISA=avx2|baseline caps it (to test the fallbacks; on aarch64 only `baseline` caps);
-// read once per process.
+// x86-64: 2: AVX-512F, 1: AVX2 + FMA, 0: baseline; EXECUTORCH_GEMM_ISA=avx2|baseline caps it. aarch64: 2: NEON
+// and the int8 dot products (dotprod: SDOT), 1: NEON (part of armv8-a, so every aarch64 CPU: the NEON-tuned fp32
+// micro-kernels), 0: baseline (the portable kernels, which GCC also compiles to 128-bit NEON);
+// EXECUTORCH_GEMM_ISA=neon|baseline caps it. The caps are there to test the fallbacks. Read once per process.
 int isa_level();
 
 }  // namespace etk

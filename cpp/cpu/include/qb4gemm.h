@@ -22,8 +22,12 @@ struct PackedQB4 {
   std::vector<float> bias;    // N (rows) or the panels' padded width, or empty
 };
 
+// True where qb4_gemm_dynamic has a kernel (AVX-512 VNNI: x86-64 with qgemm_available()); elsewhere the callers
+// keep the float kernel (the row layout) for dynamically quantized rows.
+bool qb4_dynamic_available();
+
 // Packs W (N x K, row-major: the dequantized values (q - 8) * scale(n, k / group)) back to 4 bits, in the panel
-// layout when `panels` (the int8 kernel: only where qgemm_available()), else the row layout. False (nothing
+// layout when `panels` (the int8 kernel: only where qb4_dynamic_available()), else the row layout. False (nothing
 // packed) when K or group is not a multiple of 32, or a value is not an integer in [-8, 7] times its scale.
 bool pack_qb4(int64_t K, int64_t N, const float* W, const float* scales, int64_t group, const float* bias,
               PackedQB4* out, bool panels = false);

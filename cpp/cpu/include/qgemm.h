@@ -1,8 +1,9 @@
 #pragma once
 // The int8 GEMM with XNNPACK-style requantization, for quantized fully connected layers and convolutions:
-// unsigned 8-bit activations times signed 8-bit weights accumulated in int32 (AVX-512 VNNI `vpdpbusd`), then per
-// output channel (acc + bias) * scale in float, clamped and rounded to nearest even. Part of executorch_cpu (see
-// gemm.h); the caller keeps its fp32 path where qgemm_available() is false.
+// unsigned 8-bit activations times signed 8-bit weights accumulated in int32 (AVX-512 VNNI `vpdpbusd`; aarch64
+// `sdot` on activations shifted to s8), then per output channel (acc + bias) * scale in float, clamped and rounded
+// to nearest even. Part of executorch_cpu (see gemm.h); the caller keeps its fp32 path where qgemm_available() is
+// false.
 #include <cstdint>
 #include <vector>
 
@@ -10,7 +11,8 @@
 
 namespace etk {
 
-// True when this CPU has an int8 dot-product kernel (AVX-512 VNNI) and EXECUTORCH_GEMM_ISA does not cap it.
+// True when this CPU has an int8 dot-product kernel (x86-64: AVX-512 VNNI; aarch64: dotprod, SDOT) and
+// EXECUTORCH_GEMM_ISA does not cap it.
 bool qgemm_available();
 
 // K x N int8 weights packed once with their per-column epilogue: 16-column panels of K/4 groups of 4 bytes per

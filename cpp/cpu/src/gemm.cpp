@@ -268,7 +268,7 @@ Kernel pick_kernel() {
   if (isa_level() == 2) return Kernel{8, 32, tile_avx512, small_avx512};
   if (isa_level() == 1) return Kernel{6, 16, tile_avx2, small_avx2};
 #elif defined(__aarch64__)
-  if (isa_level() == 1) return Kernel{8, 12, tile_neon, small_base};
+  if (isa_level() >= 1) return Kernel{8, 12, tile_neon, small_base};
 #endif
   return Kernel{6, 8, tile_base, small_base};
 }
@@ -621,7 +621,7 @@ int choose_kind(int64_t N, int64_t seg) {
   if (isa_level() == 1) return N <= 8 ? 2 : 1;
 #elif defined(__aarch64__)
   // 12-wide panels unless 8-wide ones pad less (N = 8, 16, 40, ...).
-  if (isa_level() == 1) return (N + 11) / 12 * 12 - N <= (N + 7) / 8 * 8 - N ? 6 : 7;
+  if (isa_level() >= 1) return (N + 11) / 12 * 12 - N <= (N + 7) / 8 * 8 - N ? 6 : 7;
 #endif
   (void)N;
   (void)seg;

@@ -3,6 +3,13 @@
 #include <cstdlib>
 #include <string>
 
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#ifndef HWCAP_ASIMDDP
+#define HWCAP_ASIMDDP (1 << 20)
+#endif
+#endif
+
 namespace etk {
 namespace {
 
@@ -14,7 +21,10 @@ int pick_isa() {
   if (c != "avx2" && c != "baseline" && __builtin_cpu_supports("avx512f")) return 2;
   if (c != "baseline" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 1;
 #elif defined(__aarch64__)
-  if (c != "baseline") return 1;  // Advanced SIMD (NEON) is mandatory in armv8-a
+  if (c == "baseline") return 0;
+  // Advanced SIMD (NEON) is part of armv8-a; the int8 dot products (SDOT, armv8.2-a's dotprod) are optional.
+  if (c != "neon" && (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0) return 2;
+  return 1;
 #endif
   return 0;
 }

@@ -9,10 +9,19 @@
 
 #include "gemm.h"
 #include "isa.h"
+#include "qgemm.h"
 
 #include "x86_intrinsics.h"
 
 namespace etk {
+
+bool qb4_dynamic_available() {
+#if defined(__x86_64__)
+  return qgemm_available();
+#else
+  return false;
+#endif
+}
 
 bool pack_qb4(int64_t K, int64_t N, const float* W, const float* scales, int64_t group, const float* bias,
               PackedQB4* out, bool panels) {

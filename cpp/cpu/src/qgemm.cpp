@@ -1,6 +1,7 @@
 // The int8 GEMM (qgemm.h): activations converted to u8 per block of rows (dense rows or igemm-style segments),
 // weights packed into 16-column panels of 4-byte K groups, and 4-row x 32-column (two panels) and x 16-column
-// AVX-512 VNNI micro-kernels with the requantizing epilogue.
+// AVX-512 VNNI micro-kernels with the requantizing epilogue; on aarch64 with the dotprod extension, 4-row x
+// 16-column SDOT micro-kernels over the same panels (activations as s8 = u8 - 128).
 #include "qgemm.h"
 
 #include "isa.h"
@@ -12,6 +13,10 @@
 #include <executorch/extension/parallel/thread_parallel.h>
 
 #include "x86_intrinsics.h"
+
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 namespace etk {
 
@@ -29,6 +34,8 @@ bool qgemm_available() {
     return isa_level() >= 2 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
   }();
   return ok;
+#elif defined(__aarch64__)
+  return isa_level() >= 2;  // dotprod, unless EXECUTORCH_GEMM_ISA caps it
 #else
   return false;
 #endif
@@ -61,11 +68,9 @@ void pack_qb(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, con
   }
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 
 namespace {
-
-#define ETK_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
 // Where the rows of A come from: dense rows (A[i * rsa + k]) or T segments of L floats per row (igemm's); with
 // per-row offsets and scales for dynamically quantized rows (fp32 out, col_scale / bias per column).
@@ -80,6 +85,16 @@ struct Source {
   const float* col_scale = nullptr;  // Np entries (padded)
   const float* bias = nullptr;       // Np entries (padded) or null
 };
+
+}  // namespace
+
+#endif
+
+#if defined(__x86_64__)
+
+namespace {
+
+#define ETK_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
 // n floats (integers with a + offset in [0, 255]) as u8.
 ETK_VNNI void to_u8(const float* a, int64_t n, float offset, uint8_t* d) {
@@ -242,6 +257,138 @@ ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B,
     block(src, m, u.data(), mr, B, lo, hi, C + m * rsc, rsc);
   }
 }
+
+}  // namespace
+
+#elif defined(__aarch64__)
+
+namespace {
+
+#define ETK_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
+
+// n floats (integers with a + offset in [0, 255]) as s8 = u8 - 128: SDOT multiplies signed bytes, and
+// sum_k u(k) w(k) = sum_k s(k) w(k) + 128 * colsum, which the epilogue adds back.
+void to_s8(const float* a, int64_t n, float offset, int8_t* d) {
+  const float32x4_t off = vdupq_n_f32(offset - 128.f);
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    const int32x4_t v0 = vcvtnq_s32_f32(vaddq_f32(vld1q_f32(a + k), off));
+    const int32x4_t v1 = vcvtnq_s32_f32(vaddq_f32(vld1q_f32(a + k + 4), off));
+    vst1_s8(d + k, vqmovn_s16(vcombine_s16(vqmovn_s32(v0), vqmovn_s32(v1))));
+  }
+  for (; k < n; ++k) {
+    const float v = std::min(std::max(a[k] + (offset - 128.f), -128.f), 127.f);
+    d[k] = static_cast<int8_t>(vcvtns_s32_f32(v));
+  }
+}
+
+// Row r (of the whole product) from its 4 accumulators (columns j0 .. j0 + 15), n of them stored at c.
+inline void store(const int32x4_t (&acc)[4], const Source& src, int64_t r, const PackedQB& B, int64_t j0, float lo,
+                  float hi, float* c, int64_t n) {
+  alignas(16) float out[kNr];
+  const float32x4_t lov = vdupq_n_f32(lo), hiv = vdupq_n_f32(hi);
+  if (src.row_offset != nullptr) {
+    // fp32 out: (acc_u8 - offset(r) * colsum) * row_scale(r) * col_scale + bias, clamped.
+    const int32x4_t off = vdupq_n_s32(128 - static_cast<int32_t>(src.row_offset[r]));
+    const float32x4_t rs = vdupq_n_f32(src.row_scale[r]);
+    for (int q = 0; q < 4; ++q) {
+      const int64_t j = j0 + 4 * q;
+      const int32x4_t v = vmlaq_s32(acc[q], off, vld1q_s32(B.colsum.data() + j));
+      float32x4_t f = vmulq_f32(vcvtq_f32_s32(v), vmulq_f32(rs, vld1q_f32(src.col_scale + j)));
+      if (src.bias != nullptr) f = vaddq_f32(f, vld1q_f32(src.bias + j));
+      vst1q_f32(out + 4 * q, vminq_f32(vmaxq_f32(f, lov), hiv));
+    }
+  } else {
+    // Requantized: round_even(clamp((acc_u8 + corr) * scale, lo, hi)).
+    const int32x4_t k128 = vdupq_n_s32(128);
+    for (int q = 0; q < 4; ++q) {
+      const int64_t j = j0 + 4 * q;
+      const int32x4_t v =
+          vaddq_s32(vmlaq_s32(acc[q], k128, vld1q_s32(B.colsum.data() + j)), vld1q_s32(B.corr.data() + j));
+      const float32x4_t f = vmulq_f32(vcvtq_f32_s32(v), vld1q_f32(B.scale.data() + j));
+      vst1q_f32(out + 4 * q, vrndnq_f32(vminq_f32(vmaxq_f32(f, lov), hiv)));
+    }
+  }
+  std::memcpy(c, out, static_cast<size_t>(n) * sizeof(float));
+}
+
+// Rows [m, m + mr) (s8 activations, Kp bytes each) times every panel, into C (rows from m): 4 rows x 16 columns
+// per pass (16 accumulators), each 4-byte group of a row broadcast to the 4 SDOTs of the panel's columns.
+ETK_DOTPROD void block(const Source& src, int64_t m, const int8_t* u, int64_t mr, const PackedQB& B, float lo, float hi,
+                       float* C, int64_t rsc) {
+  const int64_t Kp = B.Kp, groups = Kp / 4;
+  for (int64_t j0 = 0; j0 < B.N; j0 += kNr) {
+    const int8_t* panel = B.data.data() + (j0 / kNr) * Kp * kNr;
+    const int64_t n = std::min<int64_t>(kNr, B.N - j0);
+    int64_t i = 0;
+    for (; i + 4 <= mr; i += 4) {
+      const int8_t* u0 = u + i * Kp;
+      int32x4_t acc[4][4];
+      for (auto& row : acc)
+        for (auto& a : row) a = vdupq_n_s32(0);
+      for (int64_t g = 0; g < groups; ++g) {
+        const int8_t* w = panel + g * kNr * 4;
+        const int8x16_t w0 = vld1q_s8(w), w1 = vld1q_s8(w + 16), w2 = vld1q_s8(w + 32), w3 = vld1q_s8(w + 48);
+        for (int r = 0; r < 4; ++r) {
+          int32_t x;
+          std::memcpy(&x, u0 + r * Kp + g * 4, 4);
+          const int8x16_t a = vreinterpretq_s8_s32(vdupq_n_s32(x));
+          acc[r][0] = vdotq_s32(acc[r][0], w0, a);
+          acc[r][1] = vdotq_s32(acc[r][1], w1, a);
+          acc[r][2] = vdotq_s32(acc[r][2], w2, a);
+          acc[r][3] = vdotq_s32(acc[r][3], w3, a);
+        }
+      }
+      for (int r = 0; r < 4; ++r) store(acc[r], src, m + i + r, B, j0, lo, hi, C + (i + r) * rsc + j0, n);
+    }
+    for (; i < mr; ++i) {
+      const int8_t* ui = u + i * Kp;
+      int32x4_t acc[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
+      for (int64_t g = 0; g < groups; ++g) {
+        const int8_t* w = panel + g * kNr * 4;
+        int32_t x;
+        std::memcpy(&x, ui + g * 4, 4);
+        const int8x16_t a = vreinterpretq_s8_s32(vdupq_n_s32(x));
+        acc[0] = vdotq_s32(acc[0], vld1q_s8(w), a);
+        acc[1] = vdotq_s32(acc[1], vld1q_s8(w + 16), a);
+        acc[2] = vdotq_s32(acc[2], vld1q_s8(w + 32), a);
+        acc[3] = vdotq_s32(acc[3], vld1q_s8(w + 48), a);
+      }
+      store(acc, src, m + i, B, j0, lo, hi, C + i * rsc + j0, n);
+    }
+  }
+}
+
+void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
+  thread_local std::vector<int8_t> u;
+  thread_local std::vector<const float*> scratch;
+  if (u.size() < static_cast<size_t>(kRows * B.Kp)) u.resize(static_cast<size_t>(kRows * B.Kp));
+  if (src.segments != nullptr && scratch.size() < static_cast<size_t>(kRows * src.T))
+    scratch.resize(static_cast<size_t>(kRows * src.T));
+  for (int64_t m = m0; m < m1; m += kRows) {
+    const int64_t mr = std::min(kRows, m1 - m);
+    const float* const* seg = src.segments ? src.segments(src.ctx, m, mr, scratch.data()) : nullptr;
+    for (int64_t i = 0; i < mr; ++i) {
+      int8_t* d = u.data() + i * B.Kp;
+      const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
+      if (seg == nullptr) {
+        to_s8(src.A + (m + i) * src.rsa, B.K, offset, d);
+      } else {
+        for (int64_t t = 0; t < src.T; ++t) to_s8(seg[i * src.T + t], src.L, offset, d + t * src.L);
+      }
+      std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));  // padding: zero weights too
+    }
+    block(src, m, u.data(), mr, B, lo, hi, C + m * rsc, rsc);
+  }
+}
+
+}  // namespace
+
+#endif
+
+#if defined(__x86_64__) || defined(__aarch64__)
+
+namespace {
 
 void run(const Source& src, int64_t M, const PackedQB& B, float lo, float hi, float* C, int64_t rsc, bool parallel) {
   // Split by blocks of 16 rows once the work covers a few panels' worth of multiply-adds.

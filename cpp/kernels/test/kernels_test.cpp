@@ -543,7 +543,7 @@ TEST_F(Kernels, BlockwiseInt4GemmMatchesReference) {
 // qd8 x qb4w on the int8 kernel (panel layout): the group sums are integers, so the result equals the reference
 // computed in double from the integers up to float rounding of the per-group terms.
 TEST_F(Kernels, BlockwiseInt4DynamicGemmMatchesIntegerReference) {
-  if (!etk::qgemm_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU (the callers keep the float kernel)";
+  if (!etk::qb4_dynamic_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU (the callers keep the float kernel)";
   std::mt19937 rng(22);
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int it = 0; it < 40; ++it) {

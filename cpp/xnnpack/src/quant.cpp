@@ -705,7 +705,7 @@ void pack_blockwise_weights(Graph& g) {
     // float kernel on the dequantized rows.
     const bool dynamic = g.values[static_cast<size_t>(n.in[0])].q.kind == QKind::kDynamic;
     if (!etk::pack_qb4(w.dims[1], w.dims[0], w.data, w.block_scales.data(), w.block_group,
-                       b != nullptr ? b->data : nullptr, &n.qb4, dynamic && etk::qgemm_available()))
+                       b != nullptr ? b->data : nullptr, &n.qb4, dynamic && etk::qb4_dynamic_available()))
       continue;
     if (readers[static_cast<size_t>(n.filter)] != 1) continue;
     // Only this node reads the fp32 copy: release it (the 4-bit weights are an eighth of its size).
