@@ -3,15 +3,32 @@
 #include <cstdlib>
 #include <string>
 
-#if defined(__aarch64__)
+#if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 #ifndef HWCAP_ASIMDDP
 #define HWCAP_ASIMDDP (1 << 20)
 #endif
+#elif defined(__aarch64__) && defined(__APPLE__)
+#include <sys/sysctl.h>
 #endif
 
 namespace etk {
 namespace {
+
+#if defined(__aarch64__)
+// The int8 dot products (SDOT/UDOT, FEAT_DotProd): optional from armv8.2-a.
+bool has_dotprod() {
+#if defined(__linux__)
+  return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
+#elif defined(__APPLE__)
+  int v = 0;
+  size_t n = sizeof(v);
+  return sysctlbyname("hw.optional.arm.FEAT_DotProd", &v, &n, nullptr, 0) == 0 && v != 0;
+#else
+  return false;
+#endif
+}
+#endif
 
 int pick_isa() {
   const char* cap = std::getenv("EXECUTORCH_GEMM_ISA");
@@ -23,7 +40,7 @@ int pick_isa() {
 #elif defined(__aarch64__)
   if (c == "baseline") return 0;
   // Advanced SIMD (NEON) is part of armv8-a; the int8 dot products (SDOT, armv8.2-a's dotprod) are optional.
-  if (c != "neon" && (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0) return 2;
+  if (c != "neon" && has_dotprod()) return 2;
   return 1;
 #endif
   return 0;
