@@ -13,11 +13,17 @@
 
 #include "x86_intrinsics.h"
 
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
 namespace etk {
 
 bool qb4_dynamic_available() {
 #if defined(__x86_64__)
   return qgemm_available();
+#elif defined(__aarch64__)
+  return isa_level() >= 2;  // dotprod (UDOT)
 #else
   return false;
 #endif
@@ -290,10 +296,8 @@ void qb4_gemm(int64_t M, const float* A, int64_t rsa, const PackedQB4& B, float*
   ::executorch::extension::parallel_for(0, N, std::max<int64_t>(1, 16384 / M), epilogue);
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 namespace {
-
-#define ETK_QB4_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
 struct DynRows {
   const uint8_t* u;  // M x K activations as u8 (A + row_offset)
@@ -301,6 +305,14 @@ struct DynRows {
   const float* ro;   // M row offsets
   const float* rs;   // M row scales
 };
+
+}  // namespace
+#endif
+
+#if defined(__x86_64__)
+namespace {
+
+#define ETK_QB4_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
 // MR rows x one 16-column panel: per group, int32 sums of u8 x (w + 8) (vpdpbusd), then in float the offsets come
 // off (- row_offset * sum(w + 8) - 8 * sum(u) + 8 * row_offset * group) and the group's scales multiply.
@@ -348,11 +360,73 @@ ETK_QB4_VNNI void qb4_vnni_block(const PackedQB4& B, const DynRows& d, int64_t i
 }
 
 }  // namespace
+#define ETK_QB4_BLOCK qb4_vnni_block
+#elif defined(__aarch64__)
+namespace {
+
+// The same on aarch64 with dotprod: the 64 bytes of a block are 4 vectors of 4 columns x 4 bytes, the layout UDOT
+// reads (u8 x u8: the activations and the nibbles w + 8), and the float part uses the same fused operations, so the
+// results equal the VNNI kernel's.
+template <int MR>
+__attribute__((target("arch=armv8.2-a+dotprod"))) void qb4_udot_block(const PackedQB4& B, const DynRows& d, int64_t i0,
+                                                                      int64_t pn, float* C, int64_t rsc, float lo,
+                                                                      float hi) {
+  const int64_t K = B.K, G = K / B.group, steps = B.group / 8;
+  const uint8_t* panel = B.q.data() + pn * (K / 8) * 64;
+  const uint8x16_t m0f = vdupq_n_u8(0x0F);
+  float32x4_t acc[MR][4];
+  for (int m = 0; m < MR; ++m)
+    for (int q = 0; q < 4; ++q) acc[m][q] = vdupq_n_f32(0.f);
+  for (int64_t g = 0; g < G; ++g) {
+    uint32x4_t di[MR][4];
+    for (int m = 0; m < MR; ++m)
+      for (int q = 0; q < 4; ++q) di[m][q] = vdupq_n_u32(0);
+    for (int64_t s = 0; s < steps; ++s) {
+      const int64_t b = g * steps + s;
+      uint8x16_t wl[4], wh[4];
+      for (int q = 0; q < 4; ++q) {
+        const uint8x16_t v = vld1q_u8(panel + b * 64 + q * 16);
+        wl[q] = vandq_u8(v, m0f);
+        wh[q] = vshrq_n_u8(v, 4);
+      }
+      for (int m = 0; m < MR; ++m) {
+        uint32_t xl, xh;
+        std::memcpy(&xl, d.u + (i0 + m) * K + 8 * b, 4);
+        std::memcpy(&xh, d.u + (i0 + m) * K + 8 * b + 4, 4);
+        const uint8x16_t al = vreinterpretq_u8_u32(vdupq_n_u32(xl)), ah = vreinterpretq_u8_u32(vdupq_n_u32(xh));
+        for (int q = 0; q < 4; ++q) di[m][q] = vdotq_u32(vdotq_u32(di[m][q], wl[q], al), wh[q], ah);
+      }
+    }
+    for (int q = 0; q < 4; ++q) {
+      const float32x4_t sw = vld1q_f32(B.wsum.data() + (pn * G + g) * 16 + q * 4);
+      const float32x4_t sc = vld1q_f32(B.scales.data() + (pn * G + g) * 16 + q * 4);
+      for (int m = 0; m < MR; ++m) {
+        const float32x4_t sum =
+            vaddq_f32(vcvtq_f32_s32(vreinterpretq_s32_u32(di[m][q])), vdupq_n_f32(d.e[(i0 + m) * G + g]));
+        const float32x4_t t = vfmsq_f32(sum, vdupq_n_f32(d.ro[i0 + m]), sw);
+        acc[m][q] = vfmaq_f32(acc[m][q], t, sc);
+      }
+    }
+  }
+  const int64_t n0 = pn * 16, nc = std::min<int64_t>(16, B.N - n0);
+  for (int m = 0; m < MR; ++m) {
+    alignas(16) float y[16];
+    for (int q = 0; q < 4; ++q) {
+      const float32x4_t bias = B.bias.empty() ? vdupq_n_f32(0.f) : vld1q_f32(B.bias.data() + n0 + q * 4);
+      const float32x4_t v = vfmaq_f32(bias, acc[m][q], vdupq_n_f32(d.rs[i0 + m]));
+      vst1q_f32(y + q * 4, vminq_f32(vmaxq_f32(v, vdupq_n_f32(lo)), vdupq_n_f32(hi)));
+    }
+    std::memcpy(C + (i0 + m) * rsc + n0, y, static_cast<size_t>(nc) * sizeof(float));
+  }
+}
+
+}  // namespace
+#define ETK_QB4_BLOCK qb4_udot_block
 #endif
 
 void qb4_gemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offset, const float* row_scale,
                       const PackedQB4& B, float* C, int64_t rsc, float lo, float hi) {
-#if defined(__x86_64__)
+#if defined(ETK_QB4_BLOCK)
   const int64_t N = B.N, K = B.K, G = K / B.group;
   if (M <= 0 || N <= 0 || !B.panels) return;
   std::vector<uint8_t> u(static_cast<size_t>(M * K));
@@ -376,10 +450,10 @@ void qb4_gemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_o
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t pn = t % P, i0 = (t / P) * 4;
       switch (std::min<int64_t>(4, M - i0)) {
-        case 1: qb4_vnni_block<1>(B, d, i0, pn, C, rsc, lo, hi); break;
-        case 2: qb4_vnni_block<2>(B, d, i0, pn, C, rsc, lo, hi); break;
-        case 3: qb4_vnni_block<3>(B, d, i0, pn, C, rsc, lo, hi); break;
-        default: qb4_vnni_block<4>(B, d, i0, pn, C, rsc, lo, hi); break;
+        case 1: ETK_QB4_BLOCK<1>(B, d, i0, pn, C, rsc, lo, hi); break;
+        case 2: ETK_QB4_BLOCK<2>(B, d, i0, pn, C, rsc, lo, hi); break;
+        case 3: ETK_QB4_BLOCK<3>(B, d, i0, pn, C, rsc, lo, hi); break;
+        default: ETK_QB4_BLOCK<4>(B, d, i0, pn, C, rsc, lo, hi); break;
       }
     }
   };

@@ -412,7 +412,7 @@ FuzzPool make_fuzz_pool() {
 // The int8 GEMM (dense and over segment tables) against exact integer arithmetic with XNNPACK's requantization:
 // round_even(clamp((sum_k (u8 - offset) * w + bias) * scale, lo, hi)), bit for bit.
 TEST_F(Kernels, Int8GemmMatchesIntegerReference) {
-  if (!etk::qgemm_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU (the callers keep their fp32 path)";
+  if (!etk::qgemm_available()) GTEST_SKIP() << "no AVX-512 VNNI / dotprod (the callers keep their fp32 path)";
   std::mt19937 rng(11);
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int it = 0; it < 200; ++it) {
@@ -463,7 +463,7 @@ TEST_F(Kernels, Int8GemmMatchesIntegerReference) {
 
 // The dynamically quantized variant (qd8 x qc8w, fp32 out): each row its own offset and scale.
 TEST_F(Kernels, Int8GemmDynamicRowsMatchReference) {
-  if (!etk::qgemm_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU (the callers keep their fp32 path)";
+  if (!etk::qgemm_available()) GTEST_SKIP() << "no AVX-512 VNNI / dotprod (the callers keep their fp32 path)";
   std::mt19937 rng(13);
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int it = 0; it < 100; ++it) {
@@ -543,7 +543,7 @@ TEST_F(Kernels, BlockwiseInt4GemmMatchesReference) {
 // qd8 x qb4w on the int8 kernel (panel layout): the group sums are integers, so the result equals the reference
 // computed in double from the integers up to float rounding of the per-group terms.
 TEST_F(Kernels, BlockwiseInt4DynamicGemmMatchesIntegerReference) {
-  if (!etk::qb4_dynamic_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU (the callers keep the float kernel)";
+  if (!etk::qb4_dynamic_available()) GTEST_SKIP() << "no AVX-512 VNNI / dotprod (the callers keep the float kernel)";
   std::mt19937 rng(22);
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int it = 0; it < 40; ++it) {
