@@ -23,12 +23,21 @@ import pytest
 from test_quantized import CASES as QUANTIZED
 from test_quantized import QCase
 
-from et_common import FIXTURES, MANIFEST, REPO, Case, built_program, dir_from_env, fixture_cases, missing_build
+from et_common import (
+    BUILD_AARCH64,
+    FIXTURES,
+    MANIFEST,
+    REPO,
+    Case,
+    built_program,
+    dir_from_env,
+    fixture_cases,
+    missing_build,
+)
 
 sys.path.insert(0, str(REPO / "scripts"))
 import check_artifacts
 
-BUILD_AARCH64 = "bash scripts/build_aarch64.sh"  # build/aarch64 and build/sdk-aarch64 (needs scripts/setup.sh)
 SYSROOT = "/usr/aarch64-linux-gnu"  # the cross toolchain's libc and libstdc++ (libc6-arm64-cross, ...)
 PORTABLE = fixture_cases("portable")
 XNNPACK = fixture_cases("xnnpack")
