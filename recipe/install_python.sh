@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Package step of executorch-python: the _C extension (CMake install component "python", configured by build.sh
-# into lib/pythonX.Y/site-packages/executorch with RUNPATH $ORIGIN/../../..), the pure-Python package from
+# Package step of executorch-python: the _C extension (CMake install component "python", into
+# lib/pythonX.Y/site-packages/executorch with RUNPATH $ORIGIN/../../..), the pure-Python package from
 # src/executorch, and a minimal .dist-info so importlib.metadata.version("executorch") works.
+# Offline (ET_OFFLINE=1) build.sh built the extension in the staging tree for the one build interpreter; online it is
+# built here, once per python variant, against the components in $PREFIX (host dependencies) with
+# EXECUTORCH_PYTHON_ONLY (docs/packaging.md, "Wheel matrix"), so the library outputs do not vary with python.
 set -euo pipefail
 src=${ET_SOURCE_DIR:-$SRC_DIR}
 build=${ET_BUILD_DIR:-$SRC_DIR/_build}
@@ -9,6 +12,21 @@ python=${ET_PYTHON:-${PYTHON:-python3}}
 py_ver=${ET_PY_VER:-${PY_VER:-}}
 [ -n "$py_ver" ] || py_ver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 site="$PREFIX/lib/python$py_ver/site-packages"
+if [ "${ET_OFFLINE:-0}" != 1 ]; then
+  build=$SRC_DIR/_build_python
+  # shellcheck disable=SC2016  # $ORIGIN is for the dynamic loader
+  cmake -S "$src" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DEXECUTORCH_PYTHON_ONLY=ON \
+    "-DEXECUTORCH_SDK_PREFIX=$PREFIX" \
+    -DEXECUTORCH_PYTHON_INSTALL_SDK=OFF \
+    "-DPython_EXECUTABLE=$python" \
+    "-Dpybind11_DIR=$("$python" -m pybind11 --cmakedir)" \
+    "-DEXECUTORCH_PYTHON_INSTALL_DIR=lib/python$py_ver/site-packages/executorch" \
+    '-DEXECUTORCH_PYTHON_RPATH=$ORIGIN/../../..' \
+    ${CMAKE_ARGS:-}
+  cmake --build "$build"
+fi
 cmake --install "$build" --component python --prefix "$PREFIX"
 ext=$(echo "$site"/executorch/_C.*.so)
 [ -f "$ext" ] || { echo "error: $ext missing: is build.sh configured for python $py_ver?" >&2; exit 1; }

@@ -551,6 +551,7 @@ def recipe_data(manifest: dict, version: str) -> dict:
         "ET_BUILD_DIR": "${{ build_dir }}",
         "ET_PYTHON": "${{ et_python }}",
         "ET_PY_VER": "${{ py_ver }}",
+        "ET_OFFLINE": "${{ offline }}",
     }
     staging = {
         "staging": {"name": "executorch-build"},
@@ -565,7 +566,9 @@ def recipe_data(manifest: dict, version: str) -> dict:
                     "flatbuffers",
                 )
             ],
-            "host": [_online("python", "pybind11 >=2.12", "flatbuffers")],
+            # Online the staging build is the C++ components only: python here would give every library output the
+            # python variant. executorch-python builds _C per python itself (install_python.sh, EXECUTORCH_PYTHON_ONLY).
+            "host": [_online("flatbuffers")],
         },
         "build": {"script": {"file": "build.sh", "env": env}},
     }
@@ -592,6 +595,12 @@ def recipe_data(manifest: dict, version: str) -> dict:
             script = {"content": f'bash "$RECIPE_DIR/install_cuda.sh" {args}'}
             script["env"] = env | {"ET_CUDA_BUILD_DIR": "${{ cuda_build_dir }}"}
         elif "python_package" in comp:
+            requirements["build"] = [
+                _online(
+                    '${{ compiler("c") }}', '${{ compiler("cxx") }}', '${{ stdlib("c") }}', "cmake >=3.24", "ninja",
+                    "flatbuffers",
+                )
+            ]  # fmt: skip
             requirements["host"] = [*deps, _online("python", "pybind11 >=2.12")]
             requirements["run"] = [*deps, _online("python", otherwise=["python ${{ py_ver }}.*"]), *extra_run]
             script = {"content": 'bash "$RECIPE_DIR/install_python.sh"', "env": env}
