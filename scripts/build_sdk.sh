@@ -120,11 +120,19 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 # ---- the wheels: the SDK components staged from $build, only executorch._C compiled per CPython (scikit-build-core,
 # EXECUTORCH_PYTHON_ONLY, build/pywheel/<arch>/cp3XX; logs beside them), each retagged with its manylinux tag
 pythons=$(.venv/bin/python -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
-[ "$host_only" = 1 ] || pythons=$(.venv/bin/python -c 'import sys; sys.path.insert(0, "scripts")
-import build_wheels; print(" ".join(build_wheels.PYTHONS))')
+# The matrix: every CPython of build_wheels.PYTHONS with an interpreter here (pyenv, python3.X on PATH); a missing one
+# is a note (a failure under CI=true, where the whole matrix must be built).
+mkdir -p build
+if [ "$host_only" != 1 ]; then
+  pythons=$(.venv/bin/python scripts/build_wheels.py matrix --found 2>build/wheel-matrix.note) ||
+    die "scripts/build_wheels.py matrix failed"
+  if [ -s build/wheel-matrix.note ]; then
+    cat build/wheel-matrix.note
+    case "${CI:-}" in 1|true|TRUE|yes) die "CI=true: the wheel matrix must be complete (install the CPythons above)" ;; esac
+  fi
+fi
 step wheel "wheels for CPython $pythons ($build -> build/pywheel -> dist/wheels)"
 rm -rf dist/wheels
-mkdir -p build
 wheel_args=()
 for v in $pythons; do wheel_args+=(--python "$v"); done
 .venv/bin/python scripts/build_wheels.py build --build-dir "$build" --out dist/wheels "${wheel_args[@]}" ||

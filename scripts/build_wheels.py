@@ -5,7 +5,8 @@ Usage:
   build_wheels.py build [--build-dir build/release] [--out dist/wheels] [--python 3.X]... [--host-only]
   build_wheels.py stage [--build-dir build/release] --out DIR
   build_wheels.py retag WHEEL... --out DIR [--exclude SONAME_GLOB]... [--cuda]
-  build_wheels.py matrix            print the CPython matrix and the interpreter found for each version
+  build_wheels.py matrix [--found]  print the CPython matrix and the interpreter found for each version (--found:
+                                    only the versions found, on one line; a note on stderr for each missing one)
 
 `build` (docs/packaging.md, "Wheel matrix"):
   1. stages the wheel's SDK components from the C++ tree that scripts/build_sdk.sh built (`cmake --install
@@ -72,7 +73,7 @@ def find_python(version: str) -> Path | None:
         return Path(sys.executable)
     env = os.environ.get("EXECUTORCH_PYTHON_" + version.replace(".", "_"))
     if env:
-        return Path(env)
+        return Path(env) if Path(env).is_file() else None
     pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
     found = sorted(
         glob.glob(str(pyenv / f"{version}.*" / "bin" / "python3")),
@@ -228,7 +229,8 @@ def main() -> int:
     st = sub.add_parser("stage", help="install the wheel's SDK components from the C++ tree into --out")
     st.add_argument("--build-dir", default="build/release")
     st.add_argument("--out", type=Path, required=True)
-    sub.add_parser("matrix", help="print each CPython of the matrix and its interpreter")
+    m = sub.add_parser("matrix", help="print each CPython of the matrix and its interpreter")
+    m.add_argument("--found", action="store_true", help="only the versions with an interpreter, space-separated")
     args = ap.parse_args()
     if args.cmd == "build":
         return build(args)
@@ -239,6 +241,13 @@ def main() -> int:
         exclude = frozenset(args.exclude) | (frozenset(CUDA_WHEEL_EXTERNAL) if args.cuda else frozenset())
         for wheel in args.wheels:
             print(retag(wheel, args.out, exclude).name)
+        return 0
+    if args.found:
+        found = [v for v in PYTHONS if find_python(v)]
+        for v in sorted(set(PYTHONS) - set(found)):
+            print(f"note: no CPython {v} (pyenv, python{v} on PATH or $EXECUTORCH_PYTHON_{v.replace('.', '_')}): "
+                  f"no {cp_tag(v)} wheel", file=sys.stderr)  # fmt: skip
+        print(" ".join(found))
         return 0
     for version in PYTHONS:
         print(f"{cp_tag(version)}  {find_python(version) or '-'}")
