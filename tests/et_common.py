@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +49,16 @@ BUILD_FUZZ = (
     "-DCMAKE_CXX_COMPILER=clang++-19 -DEXECUTORCH_BUILD_FUZZER=ON && cmake --build build/fuzz --target pte_fuzzer"
 )
 BUILD_AARCH64 = "bash scripts/build_aarch64.sh"  # build/aarch64 and build/sdk-aarch64 (needs scripts/setup.sh)
+
+
+def gtest_passed(proc: subprocess.CompletedProcess[str]) -> int:
+    """How many tests a GoogleTest program passed; asserts that it exited 0 and that no test failed or skipped."""
+    out = proc.stdout
+    m = re.search(r"^\[  PASSED  \] (\d+) tests?\.$", out, re.M)
+    assert proc.returncode == 0 and m and "[  FAILED  ]" not in out and "[  SKIPPED ]" not in out, (
+        out[-4000:] + proc.stderr[-4000:]
+    )
+    return int(m.group(1))
 
 
 def under_ci() -> bool:

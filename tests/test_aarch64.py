@@ -32,6 +32,7 @@ from et_common import (
     built_program,
     dir_from_env,
     fixture_cases,
+    gtest_passed,
     missing_build,
 )
 
@@ -80,16 +81,6 @@ def a64_sdk() -> Path:
 
 def quiet(**extra: str) -> dict[str, str]:
     return dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal", **extra)
-
-
-def gtest_passed(proc: subprocess.CompletedProcess[str]) -> int:
-    """How many tests a GoogleTest program passed; asserts that it exited 0 and that no test failed or skipped."""
-    out = proc.stdout
-    m = re.search(r"^\[  PASSED  \] (\d+) tests?\.$", out, re.M)
-    assert proc.returncode == 0 and m and "[  FAILED  ]" not in out and "[  SKIPPED ]" not in out, (
-        out[-4000:] + proc.stderr[-4000:]
-    )
-    return int(m.group(1))
 
 
 def run_case(qemu: list[str], sdk: Path, case: Case, out: Path, env: dict[str, str]) -> None:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from et_common import BUILD_ASAN, FIXTURES, REPO, built_program, damage_fixtures
+from et_common import BUILD_ASAN, FIXTURES, REPO, built_program, damage_fixtures, gtest_passed
 
 # LeakSanitizer's tracer crashes in this sandbox when the pool's worker threads are alive at exit (seen with
 # the mobilenet fixture), so leak checking runs in the unit tests only (LEAK_ENV); memory errors and undefined
@@ -20,16 +19,6 @@ SAN_ENV = {
     "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1",
     "EXECUTORCH_LOG_LEVEL": "fatal",
 }
-
-
-def gtest_passed(proc: subprocess.CompletedProcess[str]) -> int:
-    """How many tests a GoogleTest program passed; asserts that it exited 0 and that no test failed or skipped."""
-    out = proc.stdout
-    m = re.search(r"^\[  PASSED  \] (\d+) tests?\.$", out, re.M)
-    assert proc.returncode == 0 and m and "[  FAILED  ]" not in out and "[  SKIPPED ]" not in out, (
-        out[-4000:] + proc.stderr[-4000:]
-    )
-    return int(m.group(1))
 
 
 LEAK_ENV = dict(SAN_ENV, ASAN_OPTIONS="detect_leaks=1:abort_on_error=1")

@@ -4,7 +4,6 @@ and damaged payloads fail with an error, never a crash (the damage tests run und
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from et_common import FIXTURES, MANIFEST, Case, damage_fixtures, fixture_cases
+from et_common import FIXTURES, MANIFEST, Case, damage_fixtures, fixture_cases, gtest_passed
 
 XNNPACK = fixture_cases("xnnpack")
 XNNPACK_FIXTURES = [fx["name"] for fx in MANIFEST["fixtures"] if "xnnpack" in fx["files"]]
@@ -31,16 +30,6 @@ def run_case(sdk: Path, case: Case, out_dir: Path, env: dict[str, str]) -> subpr
     for i in case.inputs:
         cmd += ["--input", str(i)]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=out_dir, timeout=120)
-
-
-def gtest_passed(proc: subprocess.CompletedProcess[str]) -> int:
-    """How many tests a GoogleTest program passed; asserts that it exited 0 and that no test failed or skipped."""
-    out = proc.stdout
-    m = re.search(r"^\[  PASSED  \] (\d+) tests?\.$", out, re.M)
-    assert proc.returncode == 0 and m and "[  FAILED  ]" not in out and "[  SKIPPED ]" not in out, (
-        out[-4000:] + proc.stderr[-4000:]
-    )
-    return int(m.group(1))
 
 
 def test_real_networks_are_there() -> None:
