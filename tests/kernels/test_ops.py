@@ -1270,6 +1270,21 @@ ok(
     rtol=0,
     atol=0,
 )
+ok(
+    "sum-f16-dtype-arg",
+    "aten::sum.IntList_out",
+    (ha, Ints([1]), False, 5, Out(f16, (3,))),  # dtype=torch.float16 (5) names the shadowed output's dtype
+    ha.astype(f32).sum(1).astype(f16),
+    rtol=1e-3,
+)
+ok(
+    "cumsum-bf16-dtype-arg",
+    "aten::cumsum.out",
+    (T(bsm, view=BF16), 1, 15, Out(BF16, (2, 6))),  # dtype=torch.bfloat16 (15)
+    bf16_bits(np.cumsum(bsm_f, 1)),
+    rtol=0,
+    atol=1,
+)
 bad("add-f16-wrong-out-shape", "aten::add.out", (ha, hb, 1, Out(f16, (4, 3))))
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 #include "kernel_utils.h"
+#include "reduced_float.h"
 
 #include <cstdarg>
 #include <cstdio>
@@ -249,6 +250,7 @@ bool arg_opt_dtype(KernelRuntimeContext& ctx, Args args, size_t i, ScalarType* t
     return false;
   }
   *t = static_cast<ScalarType>(v);
+  if (in_float_call() && (*t == ScalarType::Half || *t == ScalarType::BFloat16)) *t = ScalarType::Float;
   return true;
 }
 

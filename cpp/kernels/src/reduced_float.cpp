@@ -178,7 +178,11 @@ class FloatCall {
   std::vector<std::unique_ptr<std::vector<std::optional<Tensor>>>> optional_storage_;
 };
 
+thread_local bool t_in_float_call = false;
+
 }  // namespace
+
+bool in_float_call() { return t_in_float_call; }
 
 bool has_reduced_float(Args args) {
   for (size_t i = 0; i < args.size(); ++i) {
@@ -192,7 +196,13 @@ bool has_reduced_float(Args args) {
 void run_in_float(KernelRuntimeContext& ctx, Args args, rt::OpFunction kernel) {
   FloatCall call;
   if (!call.build(args)) return kernel(ctx, args);
-  kernel(ctx, call.args());
+  {
+    struct Flag {  // reset even when the kernel throws (guarded<> catches above this)
+      Flag() { t_in_float_call = true; }
+      ~Flag() { t_in_float_call = false; }
+    } flag;
+    kernel(ctx, call.args());
+  }
   if (!failed(ctx)) call.write_back(ctx);
 }
 

@@ -10,6 +10,9 @@ namespace etk {
 
 bool has_reduced_float(Args args);
 void run_in_float(KernelRuntimeContext& ctx, Args args, rt::OpFunction kernel);
+// True inside run_in_float on this thread: a dtype argument naming Half or BFloat16 then means the float32 copies'
+// Float (arg_opt_dtype maps it), so `sum(x, dtype=float16)` still matches its shadowed output.
+bool in_float_call();
 
 template <void (*F)(KernelRuntimeContext&, Args)>
 void reduced_float(KernelRuntimeContext& ctx, Args args) {
