@@ -2,6 +2,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <executorch/runtime/core/portable_type/half.h>
+
 namespace executorch {
 namespace runtime {
 namespace etensor {
@@ -22,6 +24,9 @@ class Scalar {
   /* implicit */ Scalar(T d) : kind_(Kind::Double) {
     v_.as_double = static_cast<double>(d);
   }
+
+  /* implicit */ Scalar(Half h) : Scalar(static_cast<double>(static_cast<float>(h))) {}
+  /* implicit */ Scalar(BFloat16 b) : Scalar(static_cast<double>(static_cast<float>(b))) {}
 
   Kind kind() const { return kind_; }
   bool isBoolean() const { return kind_ == Kind::Bool; }

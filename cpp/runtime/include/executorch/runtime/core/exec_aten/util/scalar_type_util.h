@@ -5,7 +5,8 @@
 //
 // runs the lambda with CTYPE bound to the C++ type of the dtype; any other dtype fails the kernel call with
 // InvalidArgument, naming the operator and the dtype (and the lambda is not run). The lambda returns void.
-// Half and BFloat16 have no C++ element type in these headers, so the *H* / *BF16* variants of upstream are absent.
+// Unlike upstream's, the macro is a statement (it does not return the lambda's value), and the *H* / *BF16* variants
+// are absent: kernels here take Half / BFloat16 through float32 (see docs/upstream_compat.md).
 #include <cstdint>
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
