@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -188,7 +189,10 @@ std::shared_ptr<void> aligned_copy(const py::bytes& b, size_t* size) {
 // The ETDump (profiling events in upstream's ETDump format) of the methods it was given to; shared by them.
 struct PyETDump {
   std::shared_ptr<executorch::etdump::ETDumpGen> gen = std::make_shared<executorch::etdump::ETDumpGen>();
+  // Methods sharing this ETDump may run on several threads (with the GIL released): one records at a time.
+  std::mutex mutex;
   py::bytes data() {
+    std::lock_guard<std::mutex> lock(mutex);
     executorch::etdump::ETDumpResult r = gen->get_etdump_data();
     if (r.buf == nullptr) return py::bytes();
     py::bytes out(static_cast<const char*>(r.buf), r.size);
@@ -237,8 +241,12 @@ class PyMethod {
     }
     MethodMeta meta = method_->method_meta();
     py::module_ np = py::module_::import("numpy");
-    std::vector<py::object> keep;  // arrays whose memory the tensors point at, alive until execute() returns
-    std::vector<executorch::extension::TensorPtr> tensors;
+    // The arrays and tensors of these inputs stay alive until the next execute(): an input the program does not
+    // memory-plan keeps pointing at the caller's array, and run() may run the method on it again.
+    std::vector<py::object>& keep = inputs_keep_;
+    std::vector<executorch::extension::TensorPtr>& tensors = input_tensors_;
+    keep.clear();
+    tensors.clear();
     for (size_t i = 0; i < n; ++i) {
       py::object obj = inputs[i];
       const Tag tag = check(meta.input_tag(i), "input " + std::to_string(i));
@@ -291,6 +299,8 @@ class PyMethod {
     executorch::runtime::Error err;
     {
       py::gil_scoped_release release;
+      std::unique_lock<std::mutex> lock;
+      if (etdump_ != nullptr) lock = std::unique_lock<std::mutex>(etdump_->mutex);
       err = method_->execute();
     }
     check(err, "executing method " + name_);
@@ -364,6 +374,8 @@ class PyMethod {
   std::shared_ptr<ProgramHolder> holder_;
   std::shared_ptr<PyETDump> etdump_;  // outlives method_, which records into it
   std::shared_ptr<PyBundledProgram> bundle_;
+  std::vector<py::object> inputs_keep_;
+  std::vector<executorch::extension::TensorPtr> input_tensors_;
   std::string name_;
   std::unique_ptr<executorch::extension::PlannedMemory> memory_;
   std::unique_ptr<executorch::runtime::Method> method_;
@@ -451,6 +463,8 @@ py::list verify_bundled(const std::shared_ptr<PyBundledProgram>& bundle, double 
                         const std::shared_ptr<PyETDump>& etdump) {
   executorch::runtime::Result<std::vector<executorch::bundled_program::TestCaseResult>> results = [&] {
     py::gil_scoped_release release;
+    std::unique_lock<std::mutex> lock;
+    if (etdump != nullptr) lock = std::unique_lock<std::mutex>(etdump->mutex);
     return executorch::bundled_program::verify_bundled_program(bundle->data.get(), bundle->size, rtol, atol,
                                                                etdump != nullptr ? etdump->gen.get() : nullptr);
   }();

@@ -182,7 +182,8 @@ class ETDump:
 
     @property
     def data(self) -> bytes:
-        """The ETDump flatbuffer of everything recorded so far (empty before the first run)."""
+        """The ETDump flatbuffer of the runs recorded since the last read (as upstream's get_etdump_data(): reading
+        it ends the recording; later runs start a new one). Empty when nothing ran."""
         return bytes(self._native.data())
 
     def write(self, path: str | os.PathLike[str]) -> None:
@@ -222,13 +223,16 @@ class Method:
         """Sets the method's inputs to those of test case ``index`` of ``bundle``; ``run()`` then runs on them."""
         self._native.load_bundled_input(bundle._native, index)
 
-    def run(self) -> list[Any]:
-        """Runs the method on the inputs it holds (from the last execute() or load_bundled_input())."""
-        return self._native.run(False)
+    def run(self, torch_outputs: bool = False) -> list[Any]:
+        """Runs the method on the inputs it holds (from the last execute() or load_bundled_input()); outputs as
+        numpy arrays, or as torch tensors with ``torch_outputs``."""
+        outputs = self._native.run(torch_outputs)
+        return [_to_torch(o) for o in outputs] if torch_outputs else outputs
 
-    def outputs(self) -> list[Any]:
+    def outputs(self, torch_outputs: bool = False) -> list[Any]:
         """The outputs of the last run, again (fresh copies)."""
-        return self._native.outputs(False)
+        outputs = self._native.outputs(torch_outputs)
+        return [_to_torch(o) for o in outputs] if torch_outputs else outputs
 
     def verify_bundled_outputs(
         self, bundle: BundledProgram, index: int, rtol: float = 1e-5, atol: float = 1e-8

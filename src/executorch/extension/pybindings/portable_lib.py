@@ -23,6 +23,7 @@ Not provided (they raise NotImplementedError, naming the alternative): ``.ptd`` 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
@@ -62,6 +63,12 @@ _SCALAR_TYPE_CODES = {
     "uint32": 28,
     "uint64": 29,
 }
+
+
+def _torch_imported() -> bool:
+    """Outputs of calls without inputs (plan_execute, bundled verification) are torch tensors, as upstream's, when the
+    caller uses torch; numpy arrays otherwise."""
+    return sys.modules.get("torch") is not None
 
 
 class Verification(IntEnum):
@@ -167,7 +174,7 @@ class ExecuTorchModule:
     def plan_execute(self, method_name: str, clone_outputs: bool = True) -> list[Any]:
         """Runs ``method_name`` on the inputs it holds (e.g. from ``load_bundled_input``)."""
         del clone_outputs
-        return self._method(method_name).run()
+        return self._method(method_name).run(torch_outputs=_torch_imported())
 
     def load_bundled_input(self, bundle: BundledModule, method_name: str, testset_idx: int) -> None:
         self._method(method_name).load_bundled_input(bundle._bundle, testset_idx)
@@ -179,7 +186,7 @@ class ExecuTorchModule:
         result = self._method(method_name).verify_bundled_outputs(bundle._bundle, testset_idx, rtol, atol)
         if not result.passed:
             raise RuntimeError(f"{method_name} test case {testset_idx}: result verification failed: {result.message}")
-        return self._method(method_name).outputs()
+        return self._method(method_name).outputs(torch_outputs=_torch_imported())
 
     def has_etdump(self) -> bool:
         return self._etdump is not None
