@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_quantized import CASES as QUANTIZED
-from test_quantized import QCase
+from test_quantized import QCase, check_outputs
 
 from et_common import (
     BUILD_AARCH64,
@@ -212,18 +212,7 @@ def run_quantized(qemu: list[str], sdk: Path, case: QCase, out: Path) -> bool:
         cmd += ["--input", str(path)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=quiet(), timeout=300)
     assert proc.returncode == 0, proc.stderr[-4000:]
-    exact = True
-    for i, ref_path in enumerate(case.outputs):
-        ref = np.load(ref_path)
-        got = np.load(out / f"out{i}.npy")
-        assert got.dtype == ref.dtype and got.shape == ref.shape, (got.dtype, got.shape, ref.dtype, ref.shape)
-        err = float(np.abs(got.astype(np.float64) - ref.astype(np.float64)).max())
-        if case.output_scale is not None:
-            assert err <= case.output_scale * 1.001, f"{case.id}: off by {err / case.output_scale:.2f} output steps"
-        else:
-            assert err <= 1e-5 * max(1.0, float(np.abs(ref).max())), f"{case.id}: max abs error {err}"
-        exact = exact and err == 0
-    return exact
+    return check_outputs(case, out)
 
 
 @pytest.mark.parametrize("cpu", ["max", NO_DOTPROD_CPU])
