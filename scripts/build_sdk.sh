@@ -7,6 +7,8 @@
 #                          --host-only or EXECUTORCH_HOST_ONLY=1: only .venv's), each the Python bindings + the same
 #                          SDK under site-packages/executorch, staged from the one C++ build; and the executorch-cuda
 #                          wheel (the CUDA delegate). Every wheel carries its real manylinux tag (docs/packaging.md).
+#                          Unless --host-only: the aarch64 wheels for the same CPythons, staged from the aarch64
+#                          cross build (scripts/build_aarch64.sh: build/aarch64, build/sdk-aarch64; docs/aarch64.md).
 #   dist/conda-channel/    the conda packages (one per component, plus the executorch meta-package), offline
 #   dist/report.json       every check on every artifact (scripts/builder_report.py), also printed as a table
 # The CUDA delegate (libexecutorch_cuda, docs/cuda.md) is built when nvcc ($CUDACXX, else /usr/local/cuda/bin/nvcc)
@@ -138,6 +140,26 @@ for v in $pythons; do wheel_args+=(--python "$v"); done
 .venv/bin/python scripts/build_wheels.py build --build-dir "$build" --out dist/wheels "${wheel_args[@]}" ||
   die "the wheel build failed (output above)"
 
+# ---- aarch64: the C++ cross build (its SDK prefix is build/sdk-aarch64, tested under QEMU by tests/test_aarch64.py)
+# and its wheels, executorch._C cross-compiled per CPython (scripts/build_wheels.py --arch aarch64).
+arches=x86_64
+if [ "$host_only" != 1 ]; then
+  if command -v aarch64-linux-gnu-g++ >/dev/null && [ -f /usr/lib/aarch64-linux-gnu/cmake/GTest/GTestConfig.cmake ]; then
+    arches="x86_64 aarch64"
+    step aarch64 "aarch64 cross build (build/aarch64 -> build/sdk-aarch64) and wheels for CPython $pythons"
+    if ! bash scripts/build_aarch64.sh >build/aarch64.log 2>&1; then
+      tail -n 40 build/aarch64.log >&2
+      die "the aarch64 cross build failed (end of build/aarch64.log above)"
+    fi
+    tail -n 1 build/aarch64.log
+    .venv/bin/python scripts/build_wheels.py build --arch aarch64 --out dist/wheels "${wheel_args[@]}" ||
+      die "the aarch64 wheel build failed (output above)"
+  else
+    echo "note: no aarch64 cross toolchain (scripts/setup.sh installs it): no aarch64 wheels"
+    case "${CI:-}" in 1|true|TRUE|yes) die "CI=true: the aarch64 wheels must be built (run scripts/setup.sh)" ;; esac
+  fi
+fi
+
 # ---- the executorch-cuda wheel: build/cuda-wheel, a CMake tree of only the cuda target (and the runtime it links),
 # configured by scikit-build-core from packaging/cuda/pyproject.toml; the conda package installs from it too.
 if [ "$cuda" = on ]; then
@@ -166,6 +188,7 @@ fi
 # ---- every check, one table, dist/report.json
 step checks "artifact checks"
 .venv/bin/python scripts/builder_report.py --prefix "$prefix" --report dist/report.json \
-  --forbid "$build" --forbid build "${timings[@]}" "${wheel_args[@]}" $([ "$cuda" = off ] || echo --cuda) && rc=0 || rc=$?
+  --forbid "$build" --forbid build "${timings[@]}" "${wheel_args[@]}" $([ "$cuda" = off ] || echo --cuda) \
+  $(for a in $arches; do echo --arch "$a"; done) && rc=0 || rc=$?
 echo "== done in $(( $(date +%s) - start )) s: SDK at $prefix, wheel in dist/wheels, channel in dist/conda-channel"
 exit "$rc"

@@ -2,7 +2,7 @@
 """The wheel matrix: one executorch wheel per CPython from one C++ build, each tagged with its real manylinux tag.
 
 Usage:
-  build_wheels.py build [--build-dir build/release] [--out dist/wheels] [--python 3.X]... [--host-only]
+  build_wheels.py build [--arch x86_64|aarch64] [--build-dir DIR] [--out dist/wheels] [--python 3.X]... [--host-only]
   build_wheels.py stage [--build-dir build/release] --out DIR
   build_wheels.py retag WHEEL... --out DIR [--exclude SONAME_GLOB]... [--cuda]
   build_wheels.py matrix [--found]  print the CPython matrix and the interpreter found for each version (--found:
@@ -17,6 +17,9 @@ Usage:
      build/pywheel/<arch>/cp3XX, and the staged files are installed next to it; the host CPython builds from .venv,
      the others from build venvs build/pyenv/cp3XX holding the same scikit-build-core and pybind11 as .venv;
   3. retags each wheel (below) into --out.
+  --arch aarch64 (on an x86_64 host): the same from the cross build (scripts/build_aarch64.sh, build/aarch64), with
+  executorch._C cross-compiled by the toolchain file for each CPython against its headers with an aarch64
+  pyconfig.h (cross_python_include: the host CPython's headers, where only pyconfig.h depends on the architecture).
 `stage`: step 1 alone, into DIR (cibuildwheel's before-all, scripts/ci/cibw_before_all.sh).
 `retag`: the platform tag auditwheel computes from the wheel's ELF files (symbol versions of glibc, libstdc++,
 libgcc), written into the file name, the WHEEL file's Tag lines and RECORD; the zip is otherwise rewritten entry by
@@ -36,6 +39,7 @@ import importlib.metadata
 import io
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -49,9 +53,36 @@ import build_conda
 REPO = build_conda.REPO
 # The CPython matrix (cibuildwheel's `build` in pyproject.toml lists the same versions; tests/test_cibuildwheel.py).
 PYTHONS = ("3.10", "3.11", "3.12", "3.13")
-# Architectures the builder makes wheels for, with the CMake tree that holds the C++ build of each. x86_64 is the
-# host; aarch64 (the cross build, cmake/toolchains/) is added here with its tree and toolchain once it packages.
-ARCHES: dict[str, dict[str, str]] = {"x86_64": {"build_dir": "build/release"}}
+# Architectures the builder makes wheels for: the CMake tree that holds the C++ build of each, and for a cross target
+# its toolchain file and GNU triple (the extension suffix, .cpython-3XX-<triple>.so).
+ARCHES: dict[str, dict[str, str]] = {
+    "x86_64": {"build_dir": "build/release", "triple": "x86_64-linux-gnu"},
+    "aarch64": {
+        "build_dir": "build/aarch64",
+        "triple": "aarch64-linux-gnu",
+        "toolchain": "cmake/toolchains/aarch64-linux-gnu.cmake",
+    },
+}
+# pyconfig.h is the one header of a CPython version that depends on the architecture. Between the x86_64 and the
+# aarch64 Linux build of one version and configuration, exactly these defines differ (Debian's libpython3.11-dev and
+# libpython3.13-dev, amd64 against arm64; tests/test_aarch64_wheels.py compares the 3.11 pair on every run): x86 inline
+# assembly, wchar_t's signedness (unsigned on aarch64) and PEP 11's support tier. None: undefined.
+AARCH64_PYCONFIG: dict[str, str | None] = {
+    "HAVE_GCC_ASM_FOR_X64": None,
+    "HAVE_GCC_ASM_FOR_X87": None,
+    "HAVE_USABLE_WCHAR_T": "1",
+    "PY_SUPPORT_TIER": "2",
+}
+# The sizes and alignments pyconfig.h records, with the C type each describes: cross_python_include checks them all
+# against the cross compiler (both architectures are LP64, so they agree; the check proves it for each header).
+PYCONFIG_SIZES = {
+    "SIZEOF_DOUBLE": "double", "SIZEOF_FLOAT": "float", "SIZEOF_FPOS_T": "fpos_t", "SIZEOF_INT": "int",
+    "SIZEOF_LONG": "long", "SIZEOF_LONG_DOUBLE": "long double", "SIZEOF_LONG_LONG": "long long",
+    "SIZEOF_OFF_T": "off_t", "SIZEOF_PID_T": "pid_t", "SIZEOF_PTHREAD_KEY_T": "pthread_key_t",
+    "SIZEOF_PTHREAD_T": "pthread_t", "SIZEOF_SHORT": "short", "SIZEOF_SIZE_T": "size_t", "SIZEOF_TIME_T": "time_t",
+    "SIZEOF_UINTPTR_T": "uintptr_t", "SIZEOF_VOID_P": "void *", "SIZEOF_WCHAR_T": "wchar_t", "SIZEOF__BOOL": "_Bool",
+    "ALIGNOF_LONG": "_Alignof(long)", "ALIGNOF_SIZE_T": "_Alignof(size_t)", "ALIGNOF_MAX_ALIGN_T": "_Alignof(max_align_t)",
+}  # fmt: skip
 # Libraries the executorch-cuda wheel links but must not vendor: from the NVIDIA wheels and the executorch wheel.
 CUDA_WHEEL_EXTERNAL = ("libcudart.so.*", "libcublas.so.*", "libcublasLt.so.*", "libexecutorch*.so.*")
 # Build-time Python packages of each CPython's build venv: the versions in .venv (scripts/setup.sh).
@@ -119,6 +150,45 @@ def build_python(version: str) -> Path:
     return venv / "bin" / "python"
 
 
+def cross_pyconfig(text: str, changes: dict[str, str | None] = AARCH64_PYCONFIG) -> str:
+    """`text` (an x86_64 pyconfig.h) with each define of `changes` set (a value) or undefined (None)."""
+    for name, value in changes.items():
+        line = re.compile(rf"^(#define {name}( .*)?|/\* #undef {name} \*/)$", re.M)
+        new = f"#define {name} {value}" if value is not None else f"/* #undef {name} */"
+        text, n = line.subn(new, text)
+        if n > 1:
+            raise SystemExit(f"error: pyconfig.h defines {name} {n} times")
+    return text
+
+
+def cross_python_include(version: str, arch: str) -> Path:
+    """build/pyheaders/<arch>/cp3XX/python3.X: CPython `version`'s headers (from its interpreter here) with an `arch`
+    pyconfig.h (AARCH64_PYCONFIG), checked against the cross compiler (PYCONFIG_SIZES)."""
+    python = find_python(version)
+    if python is None:
+        raise SystemExit(f"error: no CPython {version} (pyenv, python{version} on PATH, or $EXECUTORCH_PYTHON_*)")
+    src = Path(subprocess.check_output([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['include'])"],
+                                       text=True).strip())  # fmt: skip
+    if not (src / "pyconfig.h").is_file() or not (src / "Python.h").is_file():
+        raise SystemExit(f"error: CPython {version} ({python}) has no headers in {src} (install its -dev package)")
+    dest = REPO / "build" / "pyheaders" / arch / cp_tag(version) / src.name
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(src, dest)
+    config = dest / "pyconfig.h"
+    config.write_text(cross_pyconfig(config.read_text()))
+    triple = ARCHES[arch]["triple"]
+    checks = "".join(f"_Static_assert({name} == sizeof({ctype}), \"{name}\");\n" if name.startswith("SIZEOF_")
+                     else f"_Static_assert({name} == {ctype}, \"{name}\");\n"
+                     for name, ctype in PYCONFIG_SIZES.items()
+                     if re.search(rf"^#define {name} ", config.read_text(), re.M))  # fmt: skip
+    probe = "#include <Python.h>\n#include <stddef.h>\n#include <stdio.h>\n#include <pthread.h>\n" + checks
+    proc = subprocess.run([f"{triple}-gcc", "-fsyntax-only", "-std=gnu11", f"-I{dest}", "-x", "c", "-"], input=probe,
+                          text=True, capture_output=True)  # fmt: skip
+    if proc.returncode:
+        raise SystemExit(f"error: {dest}/pyconfig.h does not fit {triple}-gcc:\n{proc.stderr[-3000:]}")
+    return dest
+
+
 def stage_sdk(tree: Path, dest: Path) -> None:
     """The executorch wheel's SDK components (all but the extension), installed from `tree` into `dest`."""
     if not (tree / "CMakeCache.txt").is_file():
@@ -184,9 +254,12 @@ def retag(wheel: Path, out: Path, exclude: frozenset[str] = frozenset()) -> Path
 
 # ------------------------------------------------------------------------------------------------------- build
 def build(args: argparse.Namespace) -> int:
-    arch = platform.machine()
-    if arch not in ARCHES:
-        raise SystemExit(f"error: no wheel build for {arch} (ARCHES: {sorted(ARCHES)})")
+    host = platform.machine()
+    arch = args.arch or host
+    if host not in ARCHES or arch not in ARCHES:
+        raise SystemExit(f"error: no wheel build for {arch} on {host} (ARCHES: {sorted(ARCHES)})")
+    if arch != host and "toolchain" not in ARCHES[arch]:
+        raise SystemExit(f"error: no cross toolchain for {arch} (ARCHES)")
     tree = (REPO / (args.build_dir or ARCHES[arch]["build_dir"])).resolve()
     versions = [host_python()] if args.host_only else (args.python or list(PYTHONS))
     work = REPO / "build" / "pywheel" / arch
@@ -197,15 +270,28 @@ def build(args: argparse.Namespace) -> int:
     for version in versions:
         python = build_python(version)
         tag = cp_tag(version)
+        cross: list[str] = []
+        env = dict(os.environ)
+        if arch != host:
+            # The build venv's interpreter runs scikit-build-core and pybind11 on the host; the extension is compiled
+            # by the toolchain file against the target's headers, named with the target's suffix, and the wheel is
+            # tagged for the target (_PYTHON_HOST_PLATFORM, then retag).
+            suffix = f".cpython-{tag[2:]}-{ARCHES[arch]['triple']}.so"
+            cross = ["-C", f"cmake.define.CMAKE_TOOLCHAIN_FILE={REPO / ARCHES[arch]['toolchain']}",
+                     "-C", f"cmake.define.Python_INCLUDE_DIR={cross_python_include(version, arch)}",
+                     "-C", f"cmake.define.PYTHON_MODULE_EXTENSION={suffix}",
+                     "-C", "cmake.define.PYTHON_IS_DEBUG=FALSE",
+                     "-C", "cmake.define.PYTHON_MODULE_DEBUG_POSTFIX="]  # fmt: skip
+            env.update(_PYTHON_HOST_PLATFORM=f"linux-{arch}", SETUPTOOLS_EXT_SUFFIX=suffix)
         with tempfile.TemporaryDirectory(dir=REPO / "build") as tmp:
             # fmt: off
             cmd = [str(python), "-m", "pip", "wheel", str(REPO), "-w", tmp, "--no-deps", "--no-build-isolation", "-v",
                    "--disable-pip-version-check", "-C", "wheel.reproducible=true",
                    "-C", f"build-dir={work / tag}",
                    "-C", "cmake.define.EXECUTORCH_PYTHON_ONLY=ON",
-                   "-C", f"cmake.define.EXECUTORCH_SDK_PREFIX={sdk}"]
+                   "-C", f"cmake.define.EXECUTORCH_SDK_PREFIX={sdk}", *cross]
             # fmt: on
-            run(cmd, log=work / f"{tag}.log", cwd=REPO)
+            run(cmd, log=work / f"{tag}.log", cwd=REPO, env=env)
             (raw,) = Path(tmp).glob("executorch-*.whl")
             if f"-{tag}-{tag}-" not in raw.name:
                 raise SystemExit(f"error: CPython {version} built {raw.name}")
@@ -217,7 +303,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="the executorch wheel for each CPython of the matrix")
-    b.add_argument("--build-dir", help="the C++ CMake tree (default: ARCHES[<machine>], build/release)")
+    b.add_argument("--arch", choices=sorted(ARCHES), help="target architecture (default: this machine's)")
+    b.add_argument("--build-dir", help="the C++ CMake tree (default: ARCHES[arch]: build/release, build/aarch64)")
     b.add_argument("--out", type=Path, default=REPO / "dist" / "wheels")
     b.add_argument("--python", action="append", choices=PYTHONS, help="only this CPython (repeatable)")
     b.add_argument("--host-only", action="store_true", help=f"only the host CPython ({host_python()})")

@@ -2,10 +2,11 @@
 """Checks every artifact scripts/build_sdk.sh made, prints one summary table and writes dist/report.json.
 
 Usage: builder_report.py [--prefix DIR] [--wheel-dir DIR] [--channel DIR] [--report FILE] [--forbid PATH]...
-                         [--timing STEP=SECONDS]... [--python 3.X]...
+                         [--timing STEP=SECONDS]... [--python 3.X]... [--arch ARCH]...
 Artifacts and their checks:
   SDK prefix   exact RUNPATH per file, DT_RUNPATH only, SONAMEs, no build-machine path, one owner per registry
-  wheels       one executorch wheel per --python (default: this interpreter's), each: the same checks on
+  wheels       one executorch wheel per --python (default: this interpreter's) and --arch (default: this machine's),
+               each: the same checks on
                site-packages/executorch, every file against RECORD, and the `auditwheel show` platform tag, which
                must be a manylinux tag and the one in the file name and the WHEEL file ("tag")
   cuda wheel   (executorch_cuda-*.whl, with --cuda) the same but the registry owners (its library defines none:
@@ -201,12 +202,14 @@ def main() -> int:
     ap.add_argument("--timing", action="append", default=[], help="STEP=SECONDS, recorded in the report")
     ap.add_argument("--cuda", action="store_true", help="the CUDA delegate was built: require its wheel and package")
     ap.add_argument("--python", action="append", help="a CPython X.Y of the wheel matrix (default: this one)")
+    ap.add_argument("--arch", action="append", help="an architecture of the wheel matrix (default: this machine's)")
     args = ap.parse_args()
     forbidden = [str(REPO), str(Path.home()), *map(os.path.abspath, args.forbid)]
     rows = [check_sdk(args.prefix.resolve(), forbidden)]
     rows[0]["tag"] = f"{build_wheels.platform.machine()} prefix"
     pythons = args.python or [build_wheels.host_python()]
-    wanted = [(f"executorch-*-{t}-{t}-*.whl", 1, False) for t in map(build_wheels.cp_tag, pythons)]
+    arches = args.arch or [build_wheels.platform.machine()]
+    wanted = [(f"executorch-*-{t}-{t}-*_{a}.whl", 1, False) for a in arches for t in map(build_wheels.cp_tag, pythons)]
     for pattern, want, cuda in (*wanted, ("executorch_cuda-*.whl", int(args.cuda), True)):
         wheels = sorted(args.wheel_dir.glob(pattern))
         if len(wheels) != want:

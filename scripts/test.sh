@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test from a clean checkout: installs what is missing, builds the SDK (release), a sanitizer build
-# (AddressSanitizer + UBSan), the libFuzzer target and the aarch64 cross build, then runs the pytest suite in tests/.
+# Runs every test from a clean checkout: installs what is missing, runs the main job (scripts/build_sdk.sh: the SDK,
+# the aarch64 cross build, wheels and conda channel), a sanitizer build (AddressSanitizer + UBSan) and the libFuzzer
+# target, then runs the pytest suite in tests/.
 #   scripts/test.sh [pytest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,9 +16,6 @@ echo "== fuzzer build (build/fuzz, clang-19)"
 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-19 \
   -DCMAKE_CXX_COMPILER=clang++-19 -DEXECUTORCH_BUILD_FUZZER=ON >/dev/null
 cmake --build build/fuzz --target pte_fuzzer
-
-echo "== aarch64 cross build (build/aarch64 -> build/sdk-aarch64; its tests run under qemu-aarch64-static)"
-bash scripts/build_aarch64.sh
 
 echo "== tests"
 .venv/bin/python -m ruff check scripts tests src
