@@ -81,7 +81,8 @@ PYCONFIG_SIZES = {
     "SIZEOF_OFF_T": "off_t", "SIZEOF_PID_T": "pid_t", "SIZEOF_PTHREAD_KEY_T": "pthread_key_t",
     "SIZEOF_PTHREAD_T": "pthread_t", "SIZEOF_SHORT": "short", "SIZEOF_SIZE_T": "size_t", "SIZEOF_TIME_T": "time_t",
     "SIZEOF_UINTPTR_T": "uintptr_t", "SIZEOF_VOID_P": "void *", "SIZEOF_WCHAR_T": "wchar_t", "SIZEOF__BOOL": "_Bool",
-    "ALIGNOF_LONG": "_Alignof(long)", "ALIGNOF_SIZE_T": "_Alignof(size_t)", "ALIGNOF_MAX_ALIGN_T": "_Alignof(max_align_t)",
+    "ALIGNOF_LONG": "_Alignof(long)", "ALIGNOF_SIZE_T": "_Alignof(size_t)",
+    "ALIGNOF_MAX_ALIGN_T": "_Alignof(max_align_t)",
 }  # fmt: skip
 # Libraries the executorch-cuda wheel links but must not vendor: from the NVIDIA wheels and the executorch wheel.
 CUDA_WHEEL_EXTERNAL = ("libcudart.so.*", "libcublas.so.*", "libcublasLt.so.*", "libexecutorch*.so.*")

@@ -14,7 +14,7 @@ packages=(build-essential cmake ninja-build flatbuffers-compiler libflatbuffers-
 # (libpython3.11-dev:arm64 also gives the arm64 pyconfig.h that scripts/build_wheels.py's derivation is checked
 # against); the interpreter itself (python3.11-minimal:arm64 cannot be installed beside the amd64 one) is unpacked
 # into build/aarch64-python below.
-packages+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static libgtest-dev:arm64 libpython3.11-dev:arm64
+packages+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static libgtest-dev:arm64 libpython3.11-dev libpython3.11-dev:arm64
            libstdc++6:arm64)
 missing=()
 for p in "${packages[@]}"; do
