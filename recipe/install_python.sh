@@ -2,31 +2,32 @@
 # Package step of executorch-python: the _C extension (CMake install component "python", into
 # lib/pythonX.Y/site-packages/executorch with RUNPATH $ORIGIN/../../..), the pure-Python package from
 # src/executorch, and a minimal .dist-info so importlib.metadata.version("executorch") works.
-# Offline (ET_OFFLINE=1) build.sh built the extension in the staging tree for the one build interpreter; online it is
-# built here, once per python variant, against the components in $PREFIX (host dependencies) with
+# The extension is built here, once per python, against the components in $PREFIX (host dependencies) with
 # EXECUTORCH_PYTHON_ONLY (docs/packaging.md, "Wheel matrix"), so the library outputs do not vary with python.
+# Environment: ET_PYTHON / ET_PY_VER (offline: the build interpreter; online: $PYTHON / $PY_VER from host),
+# ET_PYTHON_BUILD_DIR (the CMake tree; default $SRC_DIR/_build_python; offline scripts/build_conda.py keeps one per
+# platform), ET_PYTHON_CMAKE_ARGS (offline cross builds: the toolchain file, the target's Python headers and
+# extension suffix; online $CMAKE_ARGS carries the toolchain).
 set -euo pipefail
 src=${ET_SOURCE_DIR:-$SRC_DIR}
-build=${ET_BUILD_DIR:-$SRC_DIR/_build}
+build=${ET_PYTHON_BUILD_DIR:-$SRC_DIR/_build_python}
 python=${ET_PYTHON:-${PYTHON:-python3}}
 py_ver=${ET_PY_VER:-${PY_VER:-}}
 [ -n "$py_ver" ] || py_ver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 site="$PREFIX/lib/python$py_ver/site-packages"
-if [ "${ET_OFFLINE:-0}" != 1 ]; then
-  build=$SRC_DIR/_build_python
-  # shellcheck disable=SC2016  # $ORIGIN is for the dynamic loader
-  cmake -S "$src" -B "$build" -G Ninja \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DEXECUTORCH_PYTHON_ONLY=ON \
-    "-DEXECUTORCH_SDK_PREFIX=$PREFIX" \
-    -DEXECUTORCH_PYTHON_INSTALL_SDK=OFF \
-    "-DPython_EXECUTABLE=$python" \
-    "-Dpybind11_DIR=$("$python" -m pybind11 --cmakedir)" \
-    "-DEXECUTORCH_PYTHON_INSTALL_DIR=lib/python$py_ver/site-packages/executorch" \
-    '-DEXECUTORCH_PYTHON_RPATH=$ORIGIN/../../..' \
-    ${CMAKE_ARGS:-}
-  cmake --build "$build"
-fi
+# shellcheck disable=SC2016,SC2086  # $ORIGIN is for the dynamic loader; the CMake arguments are word lists
+cmake -S "$src" -B "$build" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DEXECUTORCH_PYTHON_ONLY=ON \
+  "-DEXECUTORCH_SDK_PREFIX=$PREFIX" \
+  -DEXECUTORCH_PYTHON_INSTALL_SDK=OFF \
+  "-DPython_EXECUTABLE=$python" \
+  "-Dpybind11_DIR=$("$python" -m pybind11 --cmakedir)" \
+  "-DEXECUTORCH_PYTHON_INSTALL_DIR=lib/python$py_ver/site-packages/executorch" \
+  '-DEXECUTORCH_PYTHON_RPATH=$ORIGIN/../../..' \
+  ${ET_PYTHON_CMAKE_ARGS:-} ${CMAKE_ARGS:-} >"$build.configure.log" 2>&1 ||
+  { cat "$build.configure.log" >&2; exit 1; }
+cmake --build "$build"
 cmake --install "$build" --component python --prefix "$PREFIX"
 ext=$(echo "$site"/executorch/_C.*.so)
 [ -f "$ext" ] || { echo "error: $ext missing: is build.sh configured for python $py_ver?" >&2; exit 1; }

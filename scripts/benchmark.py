@@ -48,8 +48,8 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-# The executorch wheel of this CPython (dist/wheels holds one per CPython of the matrix).
-HOST_WHEEL = f"executorch-*-cp{sys.version_info[0]}{sys.version_info[1]}-*.whl"
+# The executorch wheel of this CPython and machine (dist/wheels holds one per CPython and architecture of the matrix).
+HOST_WHEEL = f"executorch-*-cp{sys.version_info[0]}{sys.version_info[1]}-*_{platform.machine()}.whl"
 FIXTURES = REPO_ROOT / "tests" / "fixtures"
 QUANTIZED = FIXTURES / "quantized"  # scripts/export_quantized_fixtures.py
 DEFAULT_SDK = REPO_ROOT / "dist" / "executorch-sdk"

@@ -27,6 +27,7 @@ import argparse
 import json
 import math
 import os
+import platform
 import subprocess
 import sys
 import tempfile
@@ -137,7 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the results as JSON")
     args = ap.parse_args(argv)
     wheel = args.wheel or next(
-        (REPO_ROOT / "dist" / "wheels").glob(f"executorch-*-cp{sys.version_info[0]}{sys.version_info[1]}-*.whl")
+        (REPO_ROOT / "dist" / "wheels").glob(
+            f"executorch-*-cp{sys.version_info[0]}{sys.version_info[1]}-*_{platform.machine()}.whl"
+        )
     )
     manifest = json.loads((LLM / "manifest.json").read_text())
     results: list[dict[str, Any]] = []

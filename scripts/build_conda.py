@@ -2,19 +2,22 @@
 """Builds the conda channel dist/conda-channel from recipe/recipe.yaml (generated from components.toml).
 
 Usage:
-  build_conda.py [--channel DIR] [--build-dir DIR] [--clean] [--cuda-build-dir DIR | --no-cuda]
-                                                                 build, verify and index the channel
+  build_conda.py [--channel DIR] [--build-dir DIR] [--clean] [--arch x86_64|aarch64] [--tree DIR]
+                 [--cuda-build-dir DIR | --no-cuda]              build, verify and index the channel
   build_conda.py --write-recipe                                  regenerate recipe/recipe.yaml from components.toml
   build_conda.py --check-recipe                                  exit 1 when recipe/recipe.yaml is out of date
   build_conda.py --check                                         exit 2 when components.toml, the recipe or
                                                                  pyproject.toml's install.components are broken
 
 The build is offline: py-rattler-build with no remote channel (channels=[]) and the system toolchain
-(EXECUTORCH_CONDA_OFFLINE=1 drops the recipe's compiler()/stdlib() lines). The CMake build tree is kept in
-build/conda/cmake, so rebuilds are incremental. Every package is checked before it enters the channel: file
-hashes against info/paths.json, no build-machine path in any payload file (scripts/check_artifacts.py), no file
-that needs prefix rewriting, $ORIGIN-only RUNPATHs and lib<name>.so.<major>.<minor> SONAMEs. A package that fails
-is left out of the channel and the script exits 1. The functions are also used by tests/test_conda.py.
+(EXECUTORCH_CONDA_OFFLINE=1 drops the recipe's compiler()/stdlib() lines). Build once, package many: the packages
+of an architecture are staged from the C++ tree scripts/build_sdk.sh built for it (build/release for linux-64,
+build/aarch64 for linux-aarch64: --arch, --tree), brought up to date first; only the Python extension is compiled
+(build/conda/python-<arch>; for aarch64 cross-compiled as the aarch64 wheels are). Every package is checked before
+it enters the channel: file hashes against info/paths.json, no build-machine path in any payload file
+(scripts/check_artifacts.py), no file that needs prefix rewriting, $ORIGIN-only RUNPATHs and
+lib<name>.so.<major>.<minor> SONAMEs. A package that fails is left out of the channel and the script exits 1. The
+functions are also used by tests/test_conda.py.
 
 The recipe's per-output `tests` run during the build (test_strategy="native"; output_tests says which, and why an
 output has none that needs an environment offline): a strict package_contents test of every output, and for a
@@ -49,6 +52,7 @@ import tarfile
 import tempfile
 import textwrap
 import time
+import warnings
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -603,7 +607,14 @@ def recipe_data(manifest: dict, version: str) -> dict:
             ]  # fmt: skip
             requirements["host"] = [*deps, _online("python", "pybind11 >=2.12")]
             requirements["run"] = [*deps, _online("python", otherwise=["python ${{ py_ver }}.*"]), *extra_run]
-            script = {"content": 'bash "$RECIPE_DIR/install_python.sh"', "env": env}
+            script = {
+                "content": 'bash "$RECIPE_DIR/install_python.sh"',
+                "env": env
+                | {
+                    "ET_PYTHON_BUILD_DIR": "${{ python_build_dir }}",
+                    "ET_PYTHON_CMAKE_ARGS": "${{ python_cmake_args }}",
+                },
+            }
         else:
             if deps:
                 requirements["host"] = deps
@@ -630,7 +641,7 @@ def recipe_data(manifest: dict, version: str) -> dict:
     outputs.append(
         {
             "package": {"name": meta},
-            "build": {"noarch": "generic"},
+            # Per platform, not noarch: it pins the exact builds of its platform's outputs, whose hashes differ.
             "requirements": {"run": [_pin(c["conda"], exact="true") for c in comps.values() if not c.get("optional")]},
             "tests": tests[meta].tests,
             "about": {"summary": "ExecuTorch runtime, thread pool, CPU kernels and Python bindings"},
@@ -645,6 +656,8 @@ def recipe_data(manifest: dict, version: str) -> dict:
             "py_ver": _env("EXECUTORCH_CONDA_PY_VER", ""),
             "build_dir": _env("EXECUTORCH_CMAKE_BUILD_DIR", ""),
             "source_dir": _env("EXECUTORCH_CMAKE_SOURCE_DIR", ""),
+            "python_build_dir": _env("EXECUTORCH_PYTHON_BUILD_DIR", ""),
+            "python_cmake_args": _env("EXECUTORCH_PYTHON_CMAKE_ARGS", ""),
             "cuda": _env("EXECUTORCH_CONDA_CUDA", "1"),
             "cuda_build_dir": _env("EXECUTORCH_CUDA_BUILD_DIR", ""),
         },
@@ -803,7 +816,7 @@ def normalize_conda(path: Path, epoch: int) -> None:
 def index_channel(channel: Path) -> None:
     from rattler.index import index_fs
 
-    for sub in ("linux-64", "noarch"):
+    for sub in (*SUBDIRS.values(), "noarch"):
         (channel / sub).mkdir(parents=True, exist_ok=True)
     asyncio.run(index_fs(channel, force=True))
 
@@ -863,36 +876,81 @@ def cuda_library(cuda_build: Path) -> Path | None:
     return libs[0] if libs else None
 
 
+# The conda subdir of each architecture the channel holds packages for, and the CMake tree (scripts/build_sdk.sh's)
+# that its packages are staged from: build once, package many.
+SUBDIRS = {"x86_64": "linux-64", "aarch64": "linux-aarch64"}
+PREBUILT_TREES = {"x86_64": REPO / "build" / "release", "aarch64": REPO / "build" / "aarch64"}
+
+
 def build(
-    channel: Path, work: Path, *, clean: bool, verbose: bool, cuda_build: Path | None = None, refresh_cuda: bool = False
+    channel: Path,
+    work: Path,
+    *,
+    arch: str = "x86_64",
+    tree: Path | None = None,
+    clean: bool,
+    verbose: bool,
+    cuda_build: Path | None = None,
+    refresh_cuda: bool = False,
 ) -> int:
+    """Packages `tree` (the C++ build of `arch`; default PREBUILT_TREES[arch]) into `channel`/SUBDIRS[arch]: each
+    library output installs its CMake component from it, executorch-python compiles only the extension (in
+    `work`/python-<arch>), executorch-cuda takes the CUDA tree's library (x86_64 only)."""
     from rattler_build import Stage0Recipe, ToolConfiguration
+    from rattler_build.cli_api import build_recipes
+
+    import build_wheels
 
     problems = check_inputs()
     for p in problems:
         print(f"error: {p}", file=sys.stderr)
     if problems:
         return 2
+    host = os.uname().machine
+    if arch not in SUBDIRS or host not in SUBDIRS:
+        print(f"error: no conda build for {arch} on {host} (SUBDIRS: {sorted(SUBDIRS)})", file=sys.stderr)
+        return 2
+    tree = (tree or PREBUILT_TREES[arch]).resolve()
+    if not (tree / "CMakeCache.txt").is_file():
+        hint = "scripts/build_sdk.sh" if arch == host else "scripts/build_aarch64.sh"
+        print(f"error: {tree} is not a configured CMake tree: build it with {hint} first", file=sys.stderr)
+        return 2
     if clean:
         shutil.rmtree(work, ignore_errors=True)
-    home = foreign_build_dir(work / "cmake")
-    if home:
-        print(
-            f"error: {work / 'cmake'} was configured from another source tree ({home}): remove {work} or pass --clean",
-            file=sys.stderr,
-        )
-        return 2
+    python_tree = work / f"python-{arch}"
+    for t in (tree, python_tree):
+        home = foreign_build_dir(t)
+        if home:
+            print(f"error: {t} was configured from another source tree ({home}): remove it", file=sys.stderr)
+            return 2
+    # The packages are staged from the tree as it is after an incremental build (no work when it is up to date).
+    proc = subprocess.run(["cmake", "--build", str(tree)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(f"error: cmake --build {tree} failed:\n{(proc.stdout + proc.stderr)[-3000:]}", file=sys.stderr)
+        return 1
     out = work / "out"  # rattler-build's output dir (with its bld/, src_cache/, ...); only checked packages move on
     shutil.rmtree(out, ignore_errors=True)
     for d in (work / "tmp", work / "rattler-cache", out):
         d.mkdir(parents=True, exist_ok=True)
-    cmake_build = work / "cmake"
     py_ver = f"{sys.version_info[0]}.{sys.version_info[1]}"
     try:
         import pybind11  # noqa: F401
     except ImportError:
         print(f"error: pybind11 is missing in {sys.executable}: run scripts/setup.sh", file=sys.stderr)
         return 2
+    python_cmake_args = ""
+    if arch != host:
+        # The extension cross-compiled as for the aarch64 wheels (scripts/build_wheels.py): the toolchain file, this
+        # CPython's headers with the target's pyconfig.h, the target's extension suffix.
+        spec = build_wheels.ARCHES[arch]
+        python_cmake_args = " ".join([
+            f"-DCMAKE_TOOLCHAIN_FILE={REPO / spec['toolchain']}",
+            f"-DPython_INCLUDE_DIR={build_wheels.cross_python_include(py_ver, arch)}",
+            f"-DPYTHON_MODULE_EXTENSION=.cpython-{py_ver.replace('.', '')}-{spec['triple']}.so",
+            "-DPYTHON_IS_DEBUG=FALSE",
+            "-DPYTHON_MODULE_DEBUG_POSTFIX=",
+        ])  # fmt: skip
+        cuda_build = None
     # executorch-cuda installs the library the executorch-cuda wheel build made (CUDA code is compiled once for
     # both; scripts/build_sdk.sh passes --cuda-build-dir right after building the wheel). Run on its own, this
     # script brings that tree up to date the same way (incremental), so the package is the same bytes as the
@@ -912,7 +970,7 @@ def build(
         shutil.rmtree(work / "tmp" / "cuda", ignore_errors=True)
         cuda_lib = cuda_library(cuda_build)
     if not cuda_build:
-        print("note: executorch-cuda is left out (--no-cuda)")
+        print("note: executorch-cuda is left out" + (" (--no-cuda)" if arch == host else f" (not built for {arch})"))
     if cuda_build and cuda_lib:
         home = foreign_build_dir(cuda_build)
         if home:
@@ -926,38 +984,55 @@ def build(
         EXECUTORCH_CONDA_OFFLINE="1",
         EXECUTORCH_CONDA_PYTHON=sys.executable,
         EXECUTORCH_CONDA_PY_VER=py_ver,
-        EXECUTORCH_CMAKE_BUILD_DIR=str(cmake_build),
+        EXECUTORCH_CMAKE_BUILD_DIR=str(tree),
         EXECUTORCH_CMAKE_SOURCE_DIR=str(REPO),
+        EXECUTORCH_PYTHON_BUILD_DIR=str(python_tree),
+        EXECUTORCH_PYTHON_CMAKE_ARGS=python_cmake_args,
         RATTLER_CACHE_DIR=str(work / "rattler-cache"),
         TMPDIR=str(work / "tmp"),
     )
-    log = work / "rattler-build.log"
+    subdir = SUBDIRS[arch]
+    log = work / f"rattler-build-{subdir}.log"
     start = time.monotonic()
     try:
-        results = Stage0Recipe.from_file(str(RECIPE)).run_build(
-            output_dir=str(out),
-            channels=[],  # [] = no remote channel (None would mean conda-forge); the output dir is always one
-            # "native": each output's `tests` run as soon as it and its run dependencies are built (the recipe's
-            # package_contents tests run while packaging whatever the strategy); a failed test fails the build.
-            tool_config=ToolConfiguration(error_prefix_in_binary=True, test_strategy="native"),
-            progress_callback=_Log(log, verbose),
-            no_include_recipe=True,  # info/recipe would record build paths (rendered context, directories)
-        )
+        if arch == host:
+            results = Stage0Recipe.from_file(str(RECIPE)).run_build(
+                output_dir=str(out),
+                channels=[],  # [] = no remote channel (None would mean conda-forge); the output dir is always one
+                # "native": each output's `tests` run as soon as it and its run dependencies are built (the recipe's
+                # package_contents tests run while packaging whatever the strategy); a failed test fails the build.
+                tool_config=ToolConfiguration(error_prefix_in_binary=True, test_strategy="native"),
+                progress_callback=_Log(log, verbose),
+                no_include_recipe=True,  # info/recipe would record build paths (rendered context, directories)
+            )
+            built = [Path(p) for r in results for p in r.packages]
+        else:
+            # A cross build (linux-aarch64). run_build of py-rattler-build 0.73 solves the host environments for the
+            # build platform whatever the render platform, so the CLI's entry point (which honours host_platform)
+            # builds it. Its environment tests cannot run on this machine ("skip"; package_contents still runs):
+            # tests/test_conda_aarch64.py installs the packages and runs them under QEMU.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                build_recipes(
+                    [str(RECIPE)], target_platform=subdir, host_platform=subdir, build_platform=SUBDIRS[host],
+                    channel=[], test="skip", output_dir=str(out), no_include_recipe=True, error_prefix_in_binary=True,
+                )  # fmt: skip
+            built = sorted(out.glob("*/*.conda"))
+            log.write_text(f"rattler-build (build_recipes, {subdir}): {[p.name for p in built]}\n")
     except Exception as e:  # rattler-build's errors are terse; the log has the script output
         print(f"error: rattler-build failed: {e}\n  log: {log}", file=sys.stderr)
         return 1
-    built = [Path(p) for r in results for p in r.packages]
     forbidden = [str(REPO), str(work.resolve()), str(channel.resolve()), str(Path.home()), os.environ["TMPDIR"]]
     forbidden += [str(cuda_build.resolve())] if cuda_build else []
-    forbidden += ["/executorch-conda-placeholder"]
+    forbidden += [str(tree), "/executorch-conda-placeholder"]
     failed = 0
     rows = []
     epoch = source_date_epoch()
     for pkg in built:
         normalize_conda(pkg, epoch)
-    for sub in ("linux-64", "noarch"):
+    for sub in {pkg.parent.name for pkg in built} | {subdir, "noarch"}:
         (channel / sub).mkdir(parents=True, exist_ok=True)
-        for stale in (channel / sub).glob("*.conda"):  # packages of an earlier build (other hashes) go
+        for stale in (channel / sub).glob("*.conda"):  # packages of an earlier build of this subdir go
             stale.unlink()
     with tempfile.TemporaryDirectory(dir=work / "tmp") as tmp:
         for i, pkg in enumerate(built):
@@ -985,7 +1060,9 @@ def build(
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--channel", type=Path, default=REPO / "dist" / "conda-channel")
-    ap.add_argument("--build-dir", type=Path, default=REPO / "build" / "conda")
+    ap.add_argument("--build-dir", type=Path, default=REPO / "build" / "conda", help="rattler-build's work dir")
+    ap.add_argument("--arch", choices=sorted(SUBDIRS), default="x86_64", help="the packages' architecture")
+    ap.add_argument("--tree", type=Path, help="the C++ tree to stage from (default: build/release, build/aarch64)")
     ap.add_argument("--clean", action="store_true", help="start from an empty build dir (no incremental build)")
     ap.add_argument(
         "--cuda-build-dir",
@@ -1020,6 +1097,8 @@ def main() -> int:
     rc = build(
         args.channel.resolve(),
         args.build_dir.resolve(),
+        arch=args.arch,
+        tree=args.tree,
         clean=args.clean,
         verbose=args.verbose,
         cuda_build=None if args.no_cuda else (args.cuda_build_dir or CUDA_WHEEL_TREE).resolve(),

@@ -9,13 +9,14 @@
 #                          wheel (the CUDA delegate). Every wheel carries its real manylinux tag (docs/packaging.md).
 #                          Unless --host-only: the aarch64 wheels for the same CPythons, staged from the aarch64
 #                          cross build (scripts/build_aarch64.sh: build/aarch64, build/sdk-aarch64; docs/aarch64.md).
-#   dist/conda-channel/    the conda packages (one per component, plus the executorch meta-package), offline
+#   dist/conda-channel/    the conda packages (one per component, plus the executorch meta-package), offline, for
+#                          linux-64 and (unless --host-only) linux-aarch64, staged from the same C++ trees
 #   dist/report.json       every check on every artifact (scripts/builder_report.py), also printed as a table
 # The CUDA delegate (libexecutorch_cuda, docs/cuda.md) is built when nvcc ($CUDACXX, else /usr/local/cuda/bin/nvcc)
 # and the NVIDIA wheels in .venv (nvidia-cuda-runtime, nvidia-cublas: scripts/setup.sh) are there, unless
 # --no-cuda: in the release tree (so the SDK prefix has it), and once more in build/cuda-wheel, a CMake tree of only the
 # cuda target that the executorch-cuda wheel and the executorch-cuda conda package share.
-# Rebuilds are incremental: build/release, build/pywheel, build/cuda-wheel and build/conda/cmake are kept. Wheels and
+# Rebuilds are incremental: build/release, build/pywheel, build/cuda-wheel and build/conda/python-* are kept. Wheels and
 # .conda files are reproducible: SOURCE_DATE_EPOCH defaults to the commit time of HEAD (docs/packaging.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -83,7 +84,8 @@ done
 for f in dist/wheels/* dist/conda-channel/*; do
   [ -e "$f" ] || continue
   case "$f" in
-    dist/wheels/executorch-*.whl|dist/wheels/executorch_cuda-*.whl|dist/conda-channel/linux-64|dist/conda-channel/noarch) ;;
+    dist/wheels/executorch-*.whl|dist/wheels/executorch_cuda-*.whl|dist/conda-channel/linux-64) ;;
+    dist/conda-channel/linux-aarch64|dist/conda-channel/noarch) ;;
     *) die "$f was not made by scripts/build_sdk.sh: remove it and run again" ;;
   esac
 done
@@ -92,7 +94,7 @@ if [ -e "$prefix" ] && [ -n "$(ls -A "$prefix")" ] && [ ! -f "$prefix/lib/cmake/
 fi
 echo "$repo" >dist/.builder
 # Build trees configured from another checkout (a copied tree) would build the wrong sources.
-for tree in "$build" build/pywheel/*/cp3* build/cuda-wheel build/conda/cmake; do
+for tree in "$build" build/pywheel/*/cp3* build/cuda-wheel build/conda/python-*; do
   cache=$tree/CMakeCache.txt
   [ -f "$cache" ] || continue
   home=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache")
@@ -178,12 +180,17 @@ if [ "$cuda" = on ]; then
 fi
 
 # ---- the conda channel
-step conda "conda channel (build/conda -> dist/conda-channel)"
+# Staged from the C++ trees above (build once, package many): linux-64 from $build, linux-aarch64 from build/aarch64.
+step conda "conda channel ($arches: build/conda -> dist/conda-channel)"
 if [ "$cuda" = on ]; then
-  .venv/bin/python scripts/build_conda.py --cuda-build-dir build/cuda-wheel
+  .venv/bin/python scripts/build_conda.py --tree "$build" --cuda-build-dir build/cuda-wheel
 else
-  .venv/bin/python scripts/build_conda.py --no-cuda
+  .venv/bin/python scripts/build_conda.py --tree "$build" --no-cuda
 fi
+case " $arches " in
+  *" aarch64 "*) .venv/bin/python scripts/build_conda.py --arch aarch64 ;;
+  *) rm -f dist/conda-channel/linux-aarch64/*.conda ;;  # none of this run's (the next index drops them)
+esac
 
 # ---- every check, one table, dist/report.json
 step checks "artifact checks"

@@ -13,7 +13,7 @@ Artifacts and their checks:
                the channel's check covers it), and the manylinux tag auditwheel gives it with cudart, cuBLAS and
                the executorch wheel's libraries excluded (nothing would be vendored), equal to its file name's
   each .conda  the same on its payload (build_conda.read_package: info/paths.json hashes, no prefix rewriting),
-               and one owner per registry across the whole channel
+               and one owner per registry across all packages of one platform (linux-64, linux-aarch64)
   device code  every libexecutorch_cuda (SDK, cuda wheel, executorch-cuda package): SASS/PTX of its fatbinary
                against components.toml's cuda_architectures (scripts/check_cuda_device_code.py, cross-checked
                with cuobjdump), and the installed share/executorch/cuda-architectures.json equal to it
@@ -155,7 +155,7 @@ def check_channel(channel: Path, forbidden: list[str]) -> list[dict]:
     out = []
     packages = sorted(channel.glob("*/*.conda"))
     with tempfile.TemporaryDirectory() as tmp:
-        union = Path(tmp) / "all"
+        unions: dict[str, Path] = {}  # per platform subdir: an install of every package of that platform
         for i, pkg in enumerate(packages):
             dest = Path(tmp) / str(i)
             info = build_conda.read_package(pkg, dest, forbidden)
@@ -166,11 +166,13 @@ def check_channel(channel: Path, forbidden: list[str]) -> list[dict]:
             check_artifacts.check_exact_runpaths(dest, "conda", report)
             device_code(info.name, dest, report)
             out.append(artifact("conda", pkg, report, files=len(info.files), depends=info.depends, tag=pkg.parent.name))
-            subprocess.run(["cp", "-a", f"{dest}/.", str(union)], check=True)  # an install of every package
+            union = unions.setdefault(pkg.parent.name, Path(tmp) / f"all-{pkg.parent.name}")
+            subprocess.run(["cp", "-a", f"{dest}/.", str(union)], check=True)
         report = check_artifacts.Report()
         if packages:
             report.add("packages")
-            check_artifacts.check_owners(union, report)  # one definer per registry symbol in <prefix>/lib
+            for union in unions.values():
+                check_artifacts.check_owners(union, report)  # one definer per registry symbol in <prefix>/lib
         else:
             report.add("packages", f"no .conda file in {channel}")
         out.append(
@@ -183,6 +185,7 @@ def check_channel(channel: Path, forbidden: list[str]) -> list[dict]:
                 "checks": report.checks,
                 "ok": report.ok,
                 "files": len(packages),
+                "tag": ", ".join(sorted(unions)),
             }
         )
     return out

@@ -9,13 +9,9 @@ packages=(build-essential cmake ninja-build flatbuffers-compiler libflatbuffers-
           clang-19 libclang-rt-19-dev clang-format-19 python3-venv patchelf libgtest-dev libsentencepiece-dev)
 # The Linux aarch64 cross build (scripts/build_aarch64.sh, docs/aarch64.md): the cross compilers (with the arm64 libc
 # and libstdc++ in /usr/aarch64-linux-gnu), QEMU to run its tests, and GoogleTest for arm64 through Debian's
-# multiarch (flatbuffers is header-only: the host's headers serve both). The aarch64 wheels' tests run Debian's arm64
-# CPython 3.11 under QEMU: its standard library's extension modules and the C++ runtime come from multiarch packages
-# (libpython3.11-dev:arm64 also gives the arm64 pyconfig.h that scripts/build_wheels.py's derivation is checked
-# against); the interpreter itself (python3.11-minimal:arm64 cannot be installed beside the amd64 one) is unpacked
-# into build/aarch64-python below.
-packages+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static libgtest-dev:arm64 libpython3.11-dev libpython3.11-dev:arm64
-           libstdc++6:arm64)
+# multiarch (flatbuffers is header-only: the host's headers serve both). libpython3.11-dev: the x86_64 pyconfig.h that
+# tests/test_aarch64_wheels.py derives the arm64 one from (scripts/build_wheels.py), against Debian's.
+packages+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static libgtest-dev:arm64 libpython3.11-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -37,19 +33,23 @@ fi
 # requirements-dev.txt includes the NVIDIA wheels the CUDA delegate builds against (nvidia-cuda-runtime,
 # nvidia-cublas: headers and libraries in site-packages/nvidia/cu13) and cuobjdump (nvidia-cuda-cuobjdump).
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
-# The arm64 CPython 3.11 of the aarch64 wheel tests (tests/test_aarch64_wheels.py): the interpreter from
-# python3.11-minimal:arm64 (the same version as the installed libpython3.11-stdlib:arm64) unpacked into
-# build/aarch64-python/root, and numpy / flatbuffers wheels for it in build/aarch64-python/wheels.
+# The arm64 CPython 3.11 of the aarch64 wheel and conda tests (tests/test_aarch64_wheels.py, test_conda_aarch64.py):
+# Debian's arm64 packages of the interpreter, its standard library and the C and C++ runtimes, unpacked (never
+# installed: an arm64 libc in the system's multiarch directories would be mixed with the cross toolchain's under QEMU)
+# into one sysroot, build/aarch64-python/root, that QEMU runs it in (-L); numpy and flatbuffers wheels for it in
+# build/aarch64-python/wheels. libpython3.11-dev:arm64 gives the arm64 pyconfig.h.
 a64py=build/aarch64-python
-py_version=$(dpkg-query -W -f='${Version}' libpython3.11-stdlib:arm64)
-if [ "$(cat "$a64py/version" 2>/dev/null)" != "$py_version" ]; then
-  echo "setup: unpacking python3.11-minimal:arm64 $py_version into $a64py"
-  rm -rf "$a64py" && mkdir -p "$a64py/debs"
-  (cd "$a64py/debs" && apt-get download -qq "python3.11-minimal:arm64=$py_version" 2>/dev/null)
-  dpkg -x "$a64py"/debs/python3.11-minimal_*_arm64.deb "$a64py/root"
+a64debs=(python3.11-minimal libpython3.11-minimal libpython3.11-stdlib libpython3.11-dev libc6 libgcc-s1 libstdc++6
+         libexpat1 zlib1g libffi8 libbz2-1.0 liblzma5 libuuid1 libcrypt1 libssl3)
+want="${a64debs[*]} $(apt-cache policy python3.11-minimal:arm64 | sed -n 's/ *Candidate: //p')"
+if [ "$(cat "$a64py/packages" 2>/dev/null)" != "$want" ]; then
+  echo "setup: unpacking Debian's arm64 CPython 3.11 into $a64py/root"
+  rm -rf "$a64py" && mkdir -p "$a64py/debs" "$a64py/root"
+  (cd "$a64py/debs" && apt-get download -qq "${a64debs[@]/%/:arm64}" 2>/dev/null)
+  for deb in "$a64py"/debs/*.deb; do dpkg -x "$deb" "$a64py/root"; done
   .venv/bin/python -m pip download -q --disable-pip-version-check --only-binary=:all: --implementation cp \
     --platform manylinux2014_aarch64 --python-version 3.11 -d "$a64py/wheels" "numpy>=1.22" "flatbuffers>=2.0"
-  echo "$py_version" >"$a64py/version"
+  echo "$want" >"$a64py/packages"
 fi
 # The CUDA toolkit (nvcc) is not a Debian package here: scripts/build_sdk.sh builds the CUDA delegate when it finds
 # $CUDACXX or /usr/local/cuda/bin/nvcc, and skips it otherwise.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -92,9 +93,10 @@ def built_program(tree: Path, name: str, command: str) -> Path:
 
 
 def host_wheel_pattern() -> str:
-    """The executorch wheel of the interpreter running the tests (dist/wheels holds one per CPython of the matrix)."""
+    """The executorch wheel of the interpreter running the tests (dist/wheels holds one per CPython and architecture
+    of the matrix)."""
     tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
-    return f"executorch-*-{tag}-{tag}-*.whl"
+    return f"executorch-*-{tag}-{tag}-*_{platform.machine()}.whl"
 
 
 def wheel_file(pattern: str | None = None) -> Path:

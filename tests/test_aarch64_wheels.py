@@ -3,11 +3,11 @@
 One per CPython of the matrix in dist/wheels, each with its manylinux aarch64 tag and only aarch64 ELF files, the
 extension named for its CPython (.cpython-3XX-aarch64-linux-gnu.so). The cp311 one is installed with pip (the
 aarch64 numpy and flatbuffers wheels that scripts/setup.sh downloaded, nothing else) into a directory outside the
-checkout and runs tests/python_checks.py under QEMU with Debian's arm64 CPython 3.11 (unpacked by scripts/setup.sh
-into build/aarch64-python; its standard library and libstdc++ come from Debian's arm64 multiarch packages): every
-portable fixture, every quantized program, metadata and errors. The extension of every version is compiled against
-a pyconfig.h derived from the x86_64 one (build_wheels.AARCH64_PYCONFIG); the derivation is checked here against
-Debian's own amd64 / arm64 pair of CPython 3.11.
+checkout and runs tests/python_checks.py under QEMU with Debian's arm64 CPython 3.11 (its interpreter, standard
+library, libc and libstdc++ unpacked by scripts/setup.sh into the sysroot build/aarch64-python/root that QEMU runs
+it in): every portable fixture, every quantized program, metadata and errors. The extension of every version is
+compiled against a pyconfig.h derived from the x86_64 one (build_wheels.AARCH64_PYCONFIG); the derivation is
+checked here against Debian's own amd64 / arm64 pair of CPython 3.11.
 """
 
 from __future__ import annotations
@@ -29,10 +29,20 @@ import build_wheels
 
 WHEELS = Path(os.environ.get("ET_WHEEL_DIR", REPO / "dist" / "wheels"))
 A64_PYTHON = REPO / "build" / "aarch64-python"
+A64_ROOT = A64_PYTHON / "root"
 DEBIAN_PYCONFIG = {
-    "x86_64": Path("/usr/include/x86_64-linux-gnu/python3.11/pyconfig.h"),
-    "aarch64": Path("/usr/include/aarch64-linux-gnu/python3.11/pyconfig.h"),
+    "x86_64": Path("/usr/include/x86_64-linux-gnu/python3.11/pyconfig.h"),  # libpython3.11-dev
+    "aarch64": A64_ROOT / "usr" / "include" / "aarch64-linux-gnu" / "python3.11" / "pyconfig.h",  # its :arm64
 }
+
+
+def qemu_python() -> list[str]:
+    """Debian's arm64 CPython 3.11 under QEMU, in its own sysroot (scripts/setup.sh)."""
+    interpreter = A64_ROOT / "usr" / "bin" / "python3.11"
+    qemu = shutil.which("qemu-aarch64-static")
+    if not interpreter.is_file() or not qemu or not (A64_PYTHON / "wheels").is_dir():
+        missing_build(f"Debian's arm64 CPython 3.11 in {A64_PYTHON} and qemu-aarch64-static", "bash scripts/setup.sh")
+    return [qemu, "-L", str(A64_ROOT), str(interpreter)]
 
 
 def aarch64_wheel(version: str) -> Path:
@@ -47,7 +57,7 @@ def aarch64_wheel(version: str) -> Path:
 def test_pyconfig_derivation_matches_debian() -> None:
     for path in DEBIAN_PYCONFIG.values():
         if not path.is_file():
-            missing_build(f"{path} (Debian's libpython3.11-dev, libpython3.11-dev:arm64)", "bash scripts/setup.sh")
+            missing_build(f"{path} (Debian's libpython3.11-dev, and :arm64 unpacked)", "bash scripts/setup.sh")
     x86, arm = (DEBIAN_PYCONFIG[a].read_text() for a in ("x86_64", "aarch64"))
     assert x86 != arm
     assert build_wheels.cross_pyconfig(x86) == arm
@@ -74,10 +84,7 @@ def test_wheel_is_aarch64(version: str, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_cp311_wheel_runs_under_qemu(tmp_path: Path) -> None:
-    interpreter = A64_PYTHON / "root" / "usr" / "bin" / "python3.11"
-    qemu = shutil.which("qemu-aarch64-static")
-    if not interpreter.is_file() or not qemu or not (A64_PYTHON / "wheels").is_dir():
-        missing_build(f"Debian's arm64 CPython 3.11 in {A64_PYTHON} and qemu-aarch64-static", "bash scripts/setup.sh")
+    python = qemu_python()
     wheel = aarch64_wheel("3.11")
     site = tmp_path / "site-packages"
     # pip of this interpreter, for the target platform: the wheel, its dependencies from setup's download, no index.
@@ -94,21 +101,20 @@ def test_cp311_wheel_runs_under_qemu(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES, work / "fixtures")
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "PYTHONHOME": "/usr",  # the standard library of libpython3.11-stdlib:arm64
         "PYTHONPATH": str(site),
         "PYTHONDONTWRITEBYTECODE": "1",
         "EXECUTORCH_LOG_LEVEL": "fatal",
     }
     checks = ("fixtures_match", "quantized_programs", "metadata", "errors_carry_codes")
     proc = subprocess.run(
-        [qemu, str(interpreter), "python_checks.py", "fixtures", "/nonexistent", *checks],
+        [*python, "python_checks.py", "fixtures", "/nonexistent", *checks],
         capture_output=True, text=True, env=env, cwd=work, timeout=900,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(rf"^{len(checks)} passed, 0 failed$", proc.stdout, re.M), proc.stdout
     # The interpreter that ran them is aarch64 and imported the wheel's extension.
     proc = subprocess.run(
-        [qemu, str(interpreter), "-c", "import platform, executorch._C as c; print(platform.machine(), c.__file__)"],
+        [*python, "-c", "import platform, executorch._C as c; print(platform.machine(), c.__file__)"],
         capture_output=True, text=True, env=env, cwd=work, check=True,
     )  # fmt: skip
     assert proc.stdout.split() == ["aarch64", str(site / "executorch" / "_C.cpython-311-aarch64-linux-gnu.so")]

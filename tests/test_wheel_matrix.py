@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -36,7 +37,7 @@ def wheel_dir() -> Path:
 
 def matrix_wheel(version: str) -> Path:
     tag = build_wheels.cp_tag(version)
-    found = sorted(wheel_dir().glob(f"executorch-*-{tag}-{tag}-*.whl"))
+    found = sorted(wheel_dir().glob(f"executorch-*-{tag}-{tag}-*_{platform.machine()}.whl"))
     if len(found) != 1:
         missing_build(f"the CPython {version} wheel in {wheel_dir()} ({found})", BUILD_SDK + " (without --host-only)")
     return found[0]
@@ -101,10 +102,18 @@ def test_cibuildwheel_config_matches_builder() -> None:
 
 
 def test_matrix_wheels_share_one_sdk_build() -> None:
-    """Every matrix wheel present holds the same SDK bytes (staged from one C++ build) and only its own _C."""
-    wheels = sorted(wheel_dir().glob("executorch-*-cp3*-*.whl"))
-    if len(wheels) < 2:
-        missing_build(f"two or more executorch wheels in {wheel_dir()}", BUILD_SDK + " (without --host-only)")
+    """Every matrix wheel of one architecture holds the same SDK bytes (staged from one C++ build) and only its own
+    _C."""
+    for arch in LINUX_ARCHS:
+        wheels = sorted(wheel_dir().glob(f"executorch-*-cp3*-*_{arch}.whl"))
+        if len(wheels) < 2:
+            missing_build(
+                f"two or more {arch} executorch wheels in {wheel_dir()}", BUILD_SDK + " (without --host-only)"
+            )
+        check_one_sdk_build(wheels, arch)
+
+
+def check_one_sdk_build(wheels: list[Path], arch: str) -> None:
     digests = []
     for wheel in wheels:
         with zipfile.ZipFile(wheel) as z:
@@ -117,8 +126,8 @@ def test_matrix_wheels_share_one_sdk_build() -> None:
             )
             exts = [n for n in z.namelist() if n.startswith("executorch/_C.")]
             tag = wheel.name.split("-")[2]
-            assert exts == [f"executorch/_C.cpython-{tag[2:]}-x86_64-linux-gnu.so"], (wheel.name, exts)
-            assert "-manylinux_" in wheel.name and "linux_x86_64.whl" not in wheel.name.replace("manylinux", ""), wheel
+            assert exts == [f"executorch/_C.cpython-{tag[2:]}-{arch}-linux-gnu.so"], (wheel.name, exts)
+            assert "-manylinux_" in wheel.name and f"linux_{arch}.whl" not in wheel.name.replace("manylinux", ""), wheel
     assert all(d == digests[0] for d in digests), [w.name for w in wheels]
 
 
