@@ -180,14 +180,19 @@ def test_baseline_gemm_matches_reference(qemu: list[str], a64_sdk: Path, fixture
 
 
 def test_cmake_consumer_cross_builds_and_runs(qemu: list[str], a64_sdk: Path, tmp_path: Path) -> None:
-    # The README's consumer (tests/sdk_app) cross-built against the installed aarch64 SDK with the same toolchain
-    # file: find_package finds the aarch64 package, the app runs under QEMU and finds the kernels beside the runtime.
+    check_cross_consumer(qemu, a64_sdk, tmp_path)
+
+
+def check_cross_consumer(qemu: list[str], prefix: Path, tmp_path: Path) -> None:
+    """The README's consumer (tests/sdk_app) cross-built against the aarch64 SDK in `prefix` with the same toolchain
+    file: find_package finds the aarch64 package, the app runs under QEMU and finds the kernels beside the runtime,
+    and its output equals the prefix's executorch_runner's."""
     src = tmp_path / "app src"
     shutil.copytree(REPO / "tests" / "sdk_app", src)
     build = tmp_path / "app build"
     toolchain = REPO / "cmake" / "toolchains" / "aarch64-linux-gnu.cmake"
     configure = ["cmake", "-S", str(src), "-B", str(build), "-G", "Ninja", f"-DCMAKE_TOOLCHAIN_FILE={toolchain}"]
-    proc = subprocess.run([*configure, f"-DCMAKE_PREFIX_PATH={a64_sdk}"], capture_output=True, text=True)
+    proc = subprocess.run([*configure, f"-DCMAKE_PREFIX_PATH={prefix}"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     proc = subprocess.run(["cmake", "--build", str(build)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -199,7 +204,7 @@ def test_cmake_consumer_cross_builds_and_runs(qemu: list[str], a64_sdk: Path, tm
     got = np.array([float(x) for x in proc.stdout.split()], dtype=np.float32)
     inp = tmp_path / "in.npy"
     np.save(inp, np.arange(8, dtype=np.float32).reshape(2, 4))  # the app's input (tests/sdk_app/main.cpp)
-    runner = [*qemu, str(a64_sdk / "bin" / "executorch_runner"), str(pte), "--input", str(inp)]
+    runner = [*qemu, str(prefix / "bin" / "executorch_runner"), str(pte), "--input", str(inp)]
     subprocess.run([*runner, "--output-dir", str(tmp_path)], check=True, capture_output=True, env=quiet())
     np.testing.assert_allclose(got, np.load(tmp_path / "out0.npy").ravel(), rtol=1e-6, atol=1e-6)
 

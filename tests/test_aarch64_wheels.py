@@ -82,39 +82,53 @@ def test_wheel_is_aarch64(version: str, tmp_path: Path) -> None:
         assert re.search(r"Machine:\s+AArch64", header), f"{elf.name}: {header}"
 
 
-@pytest.mark.slow
-def test_cp311_wheel_runs_under_qemu(tmp_path: Path) -> None:
-    python = qemu_python()
-    wheel = aarch64_wheel("3.11")
-    site = tmp_path / "site-packages"
-    # pip of this interpreter, for the target platform: the wheel, its dependencies from setup's download, no index.
+def pip_target(target: Path, platform_tag: str, *requirements: str) -> None:
+    """pip of this interpreter, for aarch64 CPython 3.11: `requirements` (and their dependencies, from the wheels
+    scripts/setup.sh downloaded; no index) installed into `target`."""
     # fmt: off
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-index",
                     "--find-links", str(A64_PYTHON / "wheels"), "--only-binary=:all:", "--implementation", "cp",
-                    "--python-version", "3.11", "--platform", wheel.name[:-4].split("-")[-1].split(".")[0],
-                    "--platform", "manylinux2014_aarch64", "--target", str(site), str(wheel)], check=True)
+                    "--python-version", "3.11", "--platform", platform_tag, "--platform", "manylinux2014_aarch64",
+                    "--target", str(target), *requirements], check=True)
     # fmt: on
-    assert (site / "numpy").is_dir() and (site / "executorch" / "lib" / "libexecutorch.so.0.1").is_file()
-    work = tmp_path / "work"
+
+
+def qemu_python_checks(pythonpath: list[Path], work: Path, *checks: str) -> str:
+    """tests/python_checks.py CHECKS (on a copy of the fixtures) with the arm64 CPython under QEMU; then prints the
+    machine and the path of the executorch._C it imports, which is returned."""
+    python = qemu_python()
     work.mkdir()
     shutil.copy(REPO / "tests" / "python_checks.py", work)
     shutil.copytree(FIXTURES, work / "fixtures")
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "PYTHONPATH": str(site),
+        "PYTHONPATH": os.pathsep.join(map(str, pythonpath)),
         "PYTHONDONTWRITEBYTECODE": "1",
         "EXECUTORCH_LOG_LEVEL": "fatal",
     }
-    checks = ("fixtures_match", "quantized_programs", "metadata", "errors_carry_codes")
     proc = subprocess.run(
         [*python, "python_checks.py", "fixtures", "/nonexistent", *checks],
         capture_output=True, text=True, env=env, cwd=work, timeout=900,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(rf"^{len(checks)} passed, 0 failed$", proc.stdout, re.M), proc.stdout
-    # The interpreter that ran them is aarch64 and imported the wheel's extension.
     proc = subprocess.run(
         [*python, "-c", "import platform, executorch._C as c; print(platform.machine(), c.__file__)"],
         capture_output=True, text=True, env=env, cwd=work, check=True,
     )  # fmt: skip
-    assert proc.stdout.split() == ["aarch64", str(site / "executorch" / "_C.cpython-311-aarch64-linux-gnu.so")]
+    machine, ext = proc.stdout.split()
+    assert machine == "aarch64"
+    return ext
+
+
+@pytest.mark.slow
+def test_cp311_wheel_runs_under_qemu(tmp_path: Path) -> None:
+    qemu_python()
+    wheel = aarch64_wheel("3.11")
+    site = tmp_path / "site-packages"
+    pip_target(site, wheel.name[:-4].split("-")[-1].split(".")[0], str(wheel))
+    assert (site / "numpy").is_dir() and (site / "executorch" / "lib" / "libexecutorch.so.0.1").is_file()
+    checks = ("fixtures_match", "quantized_programs", "metadata", "errors_carry_codes")
+    ext = qemu_python_checks([site], tmp_path / "work", *checks)
+    # The interpreter that ran them imported the wheel's extension.
+    assert ext == str(site / "executorch" / "_C.cpython-311-aarch64-linux-gnu.so")

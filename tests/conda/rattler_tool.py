@@ -6,7 +6,8 @@ rattler_tool.py install PREFIX CACHE CHANNEL[,CHANNEL] SPEC ...
                                                       solve SPECs against local channels and install into PREFIX;
                                                       prints the installed records as JSON. The virtual packages
                                                       are this machine's, with conda's overrides applied
-                                                      (CONDA_OVERRIDE_CUDA=13.0 gives __cuda 13.0 without a GPU)
+                                                      (CONDA_OVERRIDE_CUDA=13.0 gives __cuda 13.0 without a GPU);
+                                                      the platform is $ET_CONDA_PLATFORM (default linux-64)
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ async def install(prefix: str, cache: str, channels: list[str], specs: list[str]
     records = await solve(
         sources=[Channel(Path(c).resolve().as_uri()) for c in channels],
         specs=specs,
-        platforms=["linux-64", "noarch"],
+        platforms=[os.environ.get("ET_CONDA_PLATFORM", "linux-64"), "noarch"],
         virtual_packages=VirtualPackage.detect(VirtualPackageOverrides.from_env()),
     )
     await install(records, target_prefix=str(Path(prefix).resolve()), cache_dir=Path(cache), show_progress=False)
