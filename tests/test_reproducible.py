@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import platform
 import subprocess
 import sys
 import tarfile
@@ -44,6 +45,12 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> None:
     assert proc.returncode == 0, f"{cmd} failed:\n{(proc.stdout + proc.stderr)[-4000:]}"
 
 
+def host_condas(channel: Path) -> dict[str, Path]:
+    """The packages of this machine's platform (the clone builds only those; the builder adds linux-aarch64)."""
+    subdir = build_conda.SUBDIRS[platform.machine()]
+    return {p.name: p for sub in (subdir, "noarch") for p in (channel / sub).glob("*.conda")}
+
+
 def builder_output() -> dict | None:
     """The wheel and channel scripts/build_sdk.sh made from this checkout, when they stand for HEAD.
 
@@ -54,7 +61,7 @@ def builder_output() -> dict | None:
     if os.environ.get("ET_REPRO_TWO_CLONES") == "1" or git("status", "--porcelain", "--untracked-files=no"):
         return None
     wheels = sorted((REPO / "dist" / "wheels").glob(host_wheel_pattern()))
-    condas = {p.name: p for p in (REPO / "dist" / "conda-channel").glob("*/*.conda")}
+    condas = host_condas(REPO / "dist" / "conda-channel")
     if len(wheels) != 1 or not condas:
         return None
     try:  # the builder records the commit it built; an older dist/ does not stand for HEAD
@@ -92,7 +99,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
         run([sys.executable, "scripts/build_conda.py", "--channel", str(dist / "channel")], src, env)
         t2 = time.monotonic()
         (wheel,) = (dist / "wheels").glob("*.whl")
-        condas = {p.name: p for p in (dist / "channel").glob("*/*.conda")}
+        condas = host_condas(dist / "channel")
         out.append({"src": src, "wheel": wheel, "conda": condas, "wheel_s": t1 - t0, "conda_s": t2 - t1})
     return out
 
