@@ -942,14 +942,8 @@ def build(
     if arch != host:
         # The extension cross-compiled as for the aarch64 wheels (scripts/build_wheels.py): the toolchain file, this
         # CPython's headers with the target's pyconfig.h, the target's extension suffix.
-        spec = build_wheels.ARCHES[arch]
-        python_cmake_args = " ".join([
-            f"-DCMAKE_TOOLCHAIN_FILE={REPO / spec['toolchain']}",
-            f"-DPython_INCLUDE_DIR={build_wheels.cross_python_include(py_ver, arch)}",
-            f"-DPYTHON_MODULE_EXTENSION=.cpython-{py_ver.replace('.', '')}-{spec['triple']}.so",
-            "-DPYTHON_IS_DEBUG=FALSE",
-            "-DPYTHON_MODULE_DEBUG_POSTFIX=",
-        ])  # fmt: skip
+        defines = build_wheels.cross_extension_defines(py_ver, arch)
+        python_cmake_args = " ".join(f"-D{k}={v}" for k, v in defines.items())
         cuda_build = None
     # executorch-cuda installs the library the executorch-cuda wheel build made (CUDA code is compiled once for
     # both; scripts/build_sdk.sh passes --cuda-build-dir right after building the wheel). Run on its own, this

@@ -190,6 +190,19 @@ def cross_python_include(version: str, arch: str) -> Path:
     return dest
 
 
+def cross_extension_defines(version: str, arch: str) -> dict[str, str]:
+    """The CMake definitions that cross-compile executorch._C for CPython `version` on `arch` (the aarch64 wheels,
+    and the linux-aarch64 executorch-python conda package): the toolchain file, the headers of
+    cross_python_include, and pybind11's extension suffix (it cannot ask a target interpreter)."""
+    return {
+        "CMAKE_TOOLCHAIN_FILE": str(REPO / ARCHES[arch]["toolchain"]),
+        "Python_INCLUDE_DIR": str(cross_python_include(version, arch)),
+        "PYTHON_MODULE_EXTENSION": f".cpython-{version.replace('.', '')}-{ARCHES[arch]['triple']}.so",
+        "PYTHON_IS_DEBUG": "FALSE",
+        "PYTHON_MODULE_DEBUG_POSTFIX": "",
+    }
+
+
 def stage_sdk(tree: Path, dest: Path) -> None:
     """The executorch wheel's SDK components (all but the extension), installed from `tree` into `dest`."""
     if not (tree / "CMakeCache.txt").is_file():
@@ -277,13 +290,9 @@ def build(args: argparse.Namespace) -> int:
             # The build venv's interpreter runs scikit-build-core and pybind11 on the host; the extension is compiled
             # by the toolchain file against the target's headers, named with the target's suffix, and the wheel is
             # tagged for the target (_PYTHON_HOST_PLATFORM, then retag).
-            suffix = f".cpython-{tag[2:]}-{ARCHES[arch]['triple']}.so"
-            cross = ["-C", f"cmake.define.CMAKE_TOOLCHAIN_FILE={REPO / ARCHES[arch]['toolchain']}",
-                     "-C", f"cmake.define.Python_INCLUDE_DIR={cross_python_include(version, arch)}",
-                     "-C", f"cmake.define.PYTHON_MODULE_EXTENSION={suffix}",
-                     "-C", "cmake.define.PYTHON_IS_DEBUG=FALSE",
-                     "-C", "cmake.define.PYTHON_MODULE_DEBUG_POSTFIX="]  # fmt: skip
-            env.update(_PYTHON_HOST_PLATFORM=f"linux-{arch}", SETUPTOOLS_EXT_SUFFIX=suffix)
+            defines = cross_extension_defines(version, arch)
+            cross = [arg for k, v in defines.items() for arg in ("-C", f"cmake.define.{k}={v}")]
+            env.update(_PYTHON_HOST_PLATFORM=f"linux-{arch}", SETUPTOOLS_EXT_SUFFIX=defines["PYTHON_MODULE_EXTENSION"])
         with tempfile.TemporaryDirectory(dir=REPO / "build") as tmp:
             # fmt: off
             cmd = [str(python), "-m", "pip", "wheel", str(REPO), "-w", tmp, "--no-deps", "--no-build-isolation", "-v",

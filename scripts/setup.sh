@@ -45,7 +45,9 @@ want="${a64debs[*]} $(apt-cache policy python3.11-minimal:arm64 | sed -n 's/ *Ca
 if [ "$(cat "$a64py/packages" 2>/dev/null)" != "$want" ]; then
   echo "setup: unpacking Debian's arm64 CPython 3.11 into $a64py/root"
   rm -rf "$a64py" && mkdir -p "$a64py/debs" "$a64py/root"
-  (cd "$a64py/debs" && apt-get download -qq "${a64debs[@]/%/:arm64}" 2>/dev/null)
+  (cd "$a64py/debs" && apt-get download -qq "${a64debs[@]/%/:arm64}" 2>&1 | grep -v unsandboxed >&2 || true)
+  [ "$(ls "$a64py"/debs/*.deb | wc -l)" -eq ${#a64debs[@]} ] ||
+    { echo "setup: error: apt-get download of ${a64debs[*]} (arm64) failed (apt-get update?)" >&2; exit 1; }
   for deb in "$a64py"/debs/*.deb; do dpkg -x "$deb" "$a64py/root"; done
   .venv/bin/python -m pip download -q --disable-pip-version-check --only-binary=:all: --implementation cp \
     --platform manylinux2014_aarch64 --python-version 3.11 -d "$a64py/wheels" "numpy>=1.22" "flatbuffers>=2.0"
