@@ -3,6 +3,7 @@
 #   scripts/build_sdk.sh [--prefix DIR] [--build-dir DIR] [--no-cuda] [--host-only]
 # Output (dist/ holds only what this script makes; dist/.builder records the source tree that made it):
 #   dist/executorch-sdk/   the C++ SDK as an install prefix (lib/, include/, bin/, lib/cmake/executorch, lib/pkgconfig)
+#   dist/executorch-sdk-aarch64/  the same for Linux aarch64 (unless --host-only), from the cross build
 #   dist/wheels/           the executorch wheels, one per CPython of the matrix (scripts/build_wheels.py: 3.10-3.13;
 #                          --host-only or EXECUTORCH_HOST_ONLY=1: only .venv's), each the Python bindings + the same
 #                          SDK under site-packages/executorch, staged from the one C++ build; and the executorch-cuda
@@ -77,7 +78,8 @@ fi
 for entry in dist/* dist/.[!.]*; do
   [ -e "$entry" ] || [ -L "$entry" ] || continue
   case "$entry" in
-    dist/executorch-sdk|dist/wheels|dist/conda-channel|dist/report.json|dist/.builder|"$prefix") ;;
+    dist/executorch-sdk|dist/executorch-sdk-aarch64|dist/wheels|dist/conda-channel|dist/report.json) ;;
+    dist/.builder|"$prefix") ;;
     *) die "$entry was not made by scripts/build_sdk.sh: move it out of dist/ (or remove it) and run again" ;;
   esac
 done
@@ -154,13 +156,16 @@ if [ "$host_only" != 1 ]; then
       die "the aarch64 cross build failed (end of build/aarch64.log above)"
     fi
     tail -n 1 build/aarch64.log
+    rm -rf dist/executorch-sdk-aarch64
+    cmake --install build/aarch64 --prefix dist/executorch-sdk-aarch64 >/dev/null
     .venv/bin/python scripts/build_wheels.py build --arch aarch64 --out dist/wheels "${wheel_args[@]}" ||
       die "the aarch64 wheel build failed (output above)"
   else
-    echo "note: no aarch64 cross toolchain (scripts/setup.sh installs it): no aarch64 wheels"
+    echo "note: no aarch64 cross toolchain (scripts/setup.sh installs it): no aarch64 SDK, wheels or packages"
     case "${CI:-}" in 1|true|TRUE|yes) die "CI=true: the aarch64 wheels must be built (run scripts/setup.sh)" ;; esac
   fi
 fi
+[ "$arches" != x86_64 ] || rm -rf dist/executorch-sdk-aarch64  # none of this run's
 
 # ---- the executorch-cuda wheel: build/cuda-wheel, a CMake tree of only the cuda target (and the runtime it links),
 # configured by scikit-build-core from packaging/cuda/pyproject.toml; the conda package installs from it too.
@@ -196,6 +201,7 @@ esac
 step checks "artifact checks"
 .venv/bin/python scripts/builder_report.py --prefix "$prefix" --report dist/report.json \
   --forbid "$build" --forbid build "${timings[@]}" "${wheel_args[@]}" $([ "$cuda" = off ] || echo --cuda) \
-  $(for a in $arches; do echo --arch "$a"; done) && rc=0 || rc=$?
+  $(for a in $arches; do echo --arch "$a"; done) \
+  $([ "$arches" = x86_64 ] || echo --cross-prefix aarch64=dist/executorch-sdk-aarch64) && rc=0 || rc=$?
 echo "== done in $(( $(date +%s) - start )) s: SDK at $prefix, wheel in dist/wheels, channel in dist/conda-channel"
 exit "$rc"

@@ -2,9 +2,10 @@
 """Checks every artifact scripts/build_sdk.sh made, prints one summary table and writes dist/report.json.
 
 Usage: builder_report.py [--prefix DIR] [--wheel-dir DIR] [--channel DIR] [--report FILE] [--forbid PATH]...
-                         [--timing STEP=SECONDS]... [--python 3.X]... [--arch ARCH]...
+                         [--timing STEP=SECONDS]... [--python 3.X]... [--arch ARCH]... [--cross-prefix ARCH=DIR]...
 Artifacts and their checks:
   SDK prefix   exact RUNPATH per file, DT_RUNPATH only, SONAMEs, no build-machine path, one owner per registry
+               (and each --cross-prefix: the aarch64 SDK prefix)
   wheels       one executorch wheel per --python (default: this interpreter's) and --arch (default: this machine's),
                each: the same checks on
                site-packages/executorch, every file against RECORD, and the `auditwheel show` platform tag, which
@@ -206,10 +207,14 @@ def main() -> int:
     ap.add_argument("--cuda", action="store_true", help="the CUDA delegate was built: require its wheel and package")
     ap.add_argument("--python", action="append", help="a CPython X.Y of the wheel matrix (default: this one)")
     ap.add_argument("--arch", action="append", help="an architecture of the wheel matrix (default: this machine's)")
+    ap.add_argument("--cross-prefix", action="append", default=[], help="ARCH=DIR: a cross-built SDK prefix")
     args = ap.parse_args()
     forbidden = [str(REPO), str(Path.home()), *map(os.path.abspath, args.forbid)]
     rows = [check_sdk(args.prefix.resolve(), forbidden)]
     rows[0]["tag"] = f"{build_wheels.platform.machine()} prefix"
+    for cross in args.cross_prefix:  # ARCH=DIR: the SDK prefix of a cross build (aarch64)
+        arch, _, path = cross.partition("=")
+        rows.append(check_sdk(Path(path).resolve(), forbidden) | {"tag": f"{arch} prefix"})
     pythons = args.python or [build_wheels.host_python()]
     arches = args.arch or [build_wheels.platform.machine()]
     wanted = [(f"executorch-*-{t}-{t}-*_{a}.whl", 1, False) for a in arches for t in map(build_wheels.cp_tag, pythons)]
