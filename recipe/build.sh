@@ -9,7 +9,8 @@
 #   ET_BUILD_DIR   CMake build tree (default: $SRC_DIR/_build)
 #   ET_OFFLINE     "1" (scripts/build_conda.py): ET_BUILD_DIR is the tree scripts/build_sdk.sh built already
 #                  (build/release, or build/aarch64 for linux-aarch64; build_conda.py brings it up to date first):
-#                  build once, package many; nothing is compiled here. Online (a conda-forge style build) the tree is configured and built here.
+#                  build once, package many; nothing is compiled here. Online (a conda-forge style build) the
+#                  tree is configured and built here.
 set -euo pipefail
 src=${ET_SOURCE_DIR:-$SRC_DIR}
 build=${ET_BUILD_DIR:-$SRC_DIR/_build}

@@ -876,10 +876,20 @@ def cuda_library(cuda_build: Path) -> Path | None:
     return libs[0] if libs else None
 
 
-# The conda subdir of each architecture the channel holds packages for, and the CMake tree (scripts/build_sdk.sh's)
-# that its packages are staged from: build once, package many.
-SUBDIRS = {"x86_64": "linux-64", "aarch64": "linux-aarch64"}
-PREBUILT_TREES = {"x86_64": REPO / "build" / "release", "aarch64": REPO / "build" / "aarch64"}
+# The architectures the builder makes artifacts for: the CMake tree that holds the C++ build of each
+# (scripts/build_sdk.sh; wheels and conda packages are staged from it: build once, package many), its GNU triple (the
+# extension suffix, .cpython-3XX-<triple>.so), its conda subdir, and for a cross target its toolchain file.
+# scripts/build_wheels.py uses the same table.
+ARCHES: dict[str, dict[str, str]] = {
+    "x86_64": {"build_dir": "build/release", "triple": "x86_64-linux-gnu", "conda_subdir": "linux-64"},
+    "aarch64": {
+        "build_dir": "build/aarch64",
+        "triple": "aarch64-linux-gnu",
+        "conda_subdir": "linux-aarch64",
+        "toolchain": "cmake/toolchains/aarch64-linux-gnu.cmake",
+    },
+}
+SUBDIRS = {arch: spec["conda_subdir"] for arch, spec in ARCHES.items()}
 
 
 def build(
@@ -893,7 +903,7 @@ def build(
     cuda_build: Path | None = None,
     refresh_cuda: bool = False,
 ) -> int:
-    """Packages `tree` (the C++ build of `arch`; default PREBUILT_TREES[arch]) into `channel`/SUBDIRS[arch]: each
+    """Packages `tree` (the C++ build of `arch`; default ARCHES[arch]["build_dir"]) into `channel`/SUBDIRS[arch]: each
     library output installs its CMake component from it, executorch-python compiles only the extension (in
     `work`/python-<arch>), executorch-cuda takes the CUDA tree's library (x86_64 only)."""
     from rattler_build import Stage0Recipe, ToolConfiguration
@@ -910,7 +920,7 @@ def build(
     if arch not in SUBDIRS or host not in SUBDIRS:
         print(f"error: no conda build for {arch} on {host} (SUBDIRS: {sorted(SUBDIRS)})", file=sys.stderr)
         return 2
-    tree = (tree or PREBUILT_TREES[arch]).resolve()
+    tree = (tree or REPO / ARCHES[arch]["build_dir"]).resolve()
     if not (tree / "CMakeCache.txt").is_file():
         hint = "scripts/build_sdk.sh" if arch == host else "scripts/build_aarch64.sh"
         print(f"error: {tree} is not a configured CMake tree: build it with {hint} first", file=sys.stderr)

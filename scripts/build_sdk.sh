@@ -9,7 +9,7 @@
 #                          SDK under site-packages/executorch, staged from the one C++ build; and the executorch-cuda
 #                          wheel (the CUDA delegate). Every wheel carries its real manylinux tag (docs/packaging.md).
 #                          Unless --host-only: the aarch64 wheels for the same CPythons, staged from the aarch64
-#                          cross build (scripts/build_aarch64.sh: build/aarch64, build/sdk-aarch64; docs/aarch64.md).
+#                          cross build (scripts/build_aarch64.sh: build/aarch64; docs/aarch64.md).
 #   dist/conda-channel/    the conda packages (one per component, plus the executorch meta-package), offline, for
 #                          linux-64 and (unless --host-only) linux-aarch64, staged from the same C++ trees
 #   dist/report.json       every check on every artifact (scripts/builder_report.py), also printed as a table
@@ -144,20 +144,18 @@ for v in $pythons; do wheel_args+=(--python "$v"); done
 .venv/bin/python scripts/build_wheels.py build --build-dir "$build" --out dist/wheels "${wheel_args[@]}" ||
   die "the wheel build failed (output above)"
 
-# ---- aarch64: the C++ cross build (its SDK prefix is build/sdk-aarch64, tested under QEMU by tests/test_aarch64.py)
-# and its wheels, executorch._C cross-compiled per CPython (scripts/build_wheels.py --arch aarch64).
+# ---- aarch64: the C++ cross build, installed as dist/executorch-sdk-aarch64 (tested under QEMU by
+# tests/test_aarch64.py), and its wheels, executorch._C cross-compiled per CPython (scripts/build_wheels.py --arch).
 arches=x86_64
 if [ "$host_only" != 1 ]; then
   if command -v aarch64-linux-gnu-g++ >/dev/null && [ -f /usr/lib/aarch64-linux-gnu/cmake/GTest/GTestConfig.cmake ]; then
     arches="x86_64 aarch64"
-    step aarch64 "aarch64 cross build (build/aarch64 -> build/sdk-aarch64) and wheels for CPython $pythons"
-    if ! bash scripts/build_aarch64.sh >build/aarch64.log 2>&1; then
+    step aarch64 "aarch64 cross build (build/aarch64 -> dist/executorch-sdk-aarch64) and wheels for CPython $pythons"
+    if ! bash scripts/build_aarch64.sh --prefix dist/executorch-sdk-aarch64 >build/aarch64.log 2>&1; then
       tail -n 40 build/aarch64.log >&2
       die "the aarch64 cross build failed (end of build/aarch64.log above)"
     fi
     tail -n 1 build/aarch64.log
-    rm -rf dist/executorch-sdk-aarch64
-    cmake --install build/aarch64 --prefix dist/executorch-sdk-aarch64 >/dev/null
     .venv/bin/python scripts/build_wheels.py build --arch aarch64 --out dist/wheels "${wheel_args[@]}" ||
       die "the aarch64 wheel build failed (output above)"
   else

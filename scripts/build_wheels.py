@@ -53,16 +53,8 @@ import build_conda
 REPO = build_conda.REPO
 # The CPython matrix (cibuildwheel's `build` in pyproject.toml lists the same versions; tests/test_cibuildwheel.py).
 PYTHONS = ("3.10", "3.11", "3.12", "3.13")
-# Architectures the builder makes wheels for: the CMake tree that holds the C++ build of each, and for a cross target
-# its toolchain file and GNU triple (the extension suffix, .cpython-3XX-<triple>.so).
-ARCHES: dict[str, dict[str, str]] = {
-    "x86_64": {"build_dir": "build/release", "triple": "x86_64-linux-gnu"},
-    "aarch64": {
-        "build_dir": "build/aarch64",
-        "triple": "aarch64-linux-gnu",
-        "toolchain": "cmake/toolchains/aarch64-linux-gnu.cmake",
-    },
-}
+# Architectures the builder makes wheels for (build_conda.ARCHES: C++ tree, triple, toolchain of each).
+ARCHES = build_conda.ARCHES
 # pyconfig.h is the one header of a CPython version that depends on the architecture. Between the x86_64 and the
 # aarch64 Linux build of one version and configuration, exactly these defines differ (Debian's libpython3.11-dev and
 # libpython3.13-dev, amd64 against arm64; tests/test_aarch64_wheels.py compares the 3.11 pair on every run): x86 inline
@@ -175,13 +167,13 @@ def cross_python_include(version: str, arch: str) -> Path:
     dest = REPO / "build" / "pyheaders" / arch / cp_tag(version) / src.name
     shutil.rmtree(dest, ignore_errors=True)
     shutil.copytree(src, dest)
-    config = dest / "pyconfig.h"
-    config.write_text(cross_pyconfig(config.read_text()))
+    config = cross_pyconfig((dest / "pyconfig.h").read_text())
+    (dest / "pyconfig.h").write_text(config)
     triple = ARCHES[arch]["triple"]
     checks = "".join(f"_Static_assert({name} == sizeof({ctype}), \"{name}\");\n" if name.startswith("SIZEOF_")
                      else f"_Static_assert({name} == {ctype}, \"{name}\");\n"
                      for name, ctype in PYCONFIG_SIZES.items()
-                     if re.search(rf"^#define {name} ", config.read_text(), re.M))  # fmt: skip
+                     if re.search(rf"^#define {name} ", config, re.M))  # fmt: skip
     probe = "#include <Python.h>\n#include <stddef.h>\n#include <stdio.h>\n#include <pthread.h>\n" + checks
     proc = subprocess.run([f"{triple}-gcc", "-fsyntax-only", "-std=gnu11", f"-I{dest}", "-x", "c", "-"], input=probe,
                           text=True, capture_output=True)  # fmt: skip

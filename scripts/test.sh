@@ -20,6 +20,5 @@ cmake --build build/fuzz --target pte_fuzzer
 echo "== tests"
 .venv/bin/python -m ruff check scripts tests src
 .venv/bin/python -m ruff format --check scripts tests src
-ET_SDK_PREFIX="$PWD/dist/executorch-sdk" ET_AARCH64_SDK="$PWD/dist/executorch-sdk-aarch64" \
-  ET_ASAN_BUILD="$PWD/build/asan" ET_FUZZ_BUILD="$PWD/build/fuzz" ET_RELEASE_BUILD="$PWD/build/release" \
-  .venv/bin/python -m pytest tests "$@"
+ET_SDK_PREFIX="$PWD/dist/executorch-sdk" ET_ASAN_BUILD="$PWD/build/asan" ET_FUZZ_BUILD="$PWD/build/fuzz" \
+  ET_RELEASE_BUILD="$PWD/build/release" .venv/bin/python -m pytest tests "$@"

@@ -1,12 +1,12 @@
 """The Linux aarch64 SDK (scripts/build_aarch64.sh, docs/aarch64.md), run under user-mode QEMU on the x86-64 host.
 
-Reads the cross build tree (ET_AARCH64_BUILD, default build/aarch64: the GoogleTest programs) and its installed
-prefix (ET_AARCH64_SDK, default build/sdk-aarch64): the libraries are aarch64 ELF with the SDK's SONAMEs and
-`$ORIGIN` RUNPATHs; the C++ unit and kernel tests pass; executorch_runner reproduces every committed fixture's
-references, portable and XNNPACK programs, with the NEON micro-kernels and with the baseline ones
-(EXECUTORCH_GEMM_ISA=baseline); the quantized fixtures match upstream's outputs with the int8 SDOT kernel (QEMU's
-default CPU has dotprod) and without it (`-cpu cortex-a72`: armv8.0, the fp32 fallback chosen at run time). All of
-it takes about 45 s on 2 cores.
+Reads the cross build tree (ET_AARCH64_BUILD, default build/aarch64: the GoogleTest programs) and its installed prefix
+(ET_AARCH64_SDK, default the main job's dist/executorch-sdk-aarch64, else build/sdk-aarch64): the libraries are aarch64
+ELF with the SDK's SONAMEs and `$ORIGIN` RUNPATHs; the C++ unit and kernel tests pass; executorch_runner reproduces
+every committed fixture's references, portable and XNNPACK programs, with the NEON micro-kernels and with the baseline
+ones (EXECUTORCH_GEMM_ISA=baseline); the quantized fixtures match upstream's outputs with the int8 SDOT kernel (QEMU's
+default CPU has dotprod) and without it (`-cpu cortex-a72`: armv8.0, the fp32 fallback chosen at run time). All of it
+takes about 45 s on 2 cores.
 """
 
 from __future__ import annotations
@@ -76,7 +76,10 @@ def a64_build() -> Path:
 
 @pytest.fixture(scope="session")
 def a64_sdk() -> Path:
-    return dir_from_env("ET_AARCH64_SDK", REPO / "build" / "sdk-aarch64", BUILD_AARCH64)
+    # The main job's prefix (scripts/build_sdk.sh), else scripts/build_aarch64.sh's default one.
+    main_job = REPO / "dist" / "executorch-sdk-aarch64"
+    default = main_job if main_job.is_dir() else REPO / "build" / "sdk-aarch64"
+    return dir_from_env("ET_AARCH64_SDK", default, BUILD_AARCH64)
 
 
 def quiet(**extra: str) -> dict[str, str]:

@@ -32,10 +32,10 @@ import check_artifacts
 
 TOOL = REPO / "tests" / "conda" / "rattler_tool.py"
 SUBDIR = build_conda.SUBDIRS["aarch64"]
-COMPONENTS = build_conda.load_manifest()
+MANIFEST = build_conda.load_manifest()
 # What the cross build packages: every built component but the CUDA delegate (x86_64 only).
-OUTPUTS = {c["conda"] for c in build_conda.built_components(COMPONENTS).values() if "cuda_architectures" not in c}
-META = COMPONENTS["package"]["conda_meta"]
+OUTPUTS = {c["conda"] for c in build_conda.built_components(MANIFEST).values() if "cuda_architectures" not in c}
+META = MANIFEST["package"]["conda_meta"]
 LIBRARIES = sorted(o for o in OUTPUTS if o != "executorch-python")
 CASES = [c for c in fixture_cases("xnnpack") if c.fixture in ("cnn", "resnet_block", "gpt_decoder")]
 
