@@ -687,7 +687,10 @@ void igemm(int64_t M, int64_t T, int64_t L, RowSegments rows, const void* ctx, c
   IgArgs g{M, T, L, rows, ctx, &B, C, rsc, lo, hi};
   const int64_t panels = (B.N + kr.nr - 1) / kr.nr;
   const double flops = static_cast<double>(M) * static_cast<double>(B.N) * static_cast<double>(T * L);
-  const int64_t threads = parallel && flops >= parallel_min_flops() ? ::executorch::extension::get_thread_count() : 1;
+  // Few rows (a layer late in a network, a small model): its operands are small and fast to compute, and a split
+  // costs more in moving them between the cores' caches than it saves, unless the work is large.
+  const double min_flops = parallel_min_flops() * (M < 512 ? 5 : 1);
+  const int64_t threads = parallel && flops >= min_flops ? ::executorch::extension::get_thread_count() : 1;
   if (threads <= 1) {
     kr.fn(g, 0, M, 0, panels);
     return;
@@ -892,7 +895,22 @@ inline __attribute__((always_inline)) void dwi_rows(int64_t T, int64_t C, const 
       case 1: dwi_block<VT, 1>(T, C, xt, w, bias, out, c, lov, hiv); break;
       default: break;
     }
-    for (c = cv; c < C; ++c) {
+    // The channels past the last full vector in narrower vectors (C = 24, 40, 72, ... with 16-wide vectors: 8 left),
+    // then one at a time.
+    c = cv;
+    if constexpr (W >= 16) {
+      if (C - c >= 8) {
+        dwi_block<v8f, 1>(T, C, xt, w, bias, out, c, v8f{} + lo, v8f{} + hi);
+        c += 8;
+      }
+    }
+    if constexpr (W >= 8) {
+      if (C - c >= 4) {
+        dwi_block<v4f, 1>(T, C, xt, w, bias, out, c, v4f{} + lo, v4f{} + hi);
+        c += 4;
+      }
+    }
+    for (; c < C; ++c) {
       float acc = bias ? bias[c] : 0.f;
       for (int64_t t = 0; t < T; ++t) acc += xt[t][c] * w[t * C + c];
       out[c] = std::min(std::max(acc, lo), hi);

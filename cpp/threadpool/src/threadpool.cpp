@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -108,17 +109,25 @@ bool spin_until(Ready&& ready, std::chrono::microseconds budget) {
 
 // How a run works (and why it degrades gracefully when the machine is busy):
 //
-// A run publishes one 64-bit word, `work` = (next << 32) | units. Every thread, the caller included, claims units
-// by compare-and-swap on that word until none is left, runs them, and counts them down in `pending`. The caller
-// returns as soon as every unit has *finished*: it never waits for a worker that has not started (one that is
-// asleep, descheduled by the OS, or pinned to a core another process keeps busy). Such a worker finds the word
-// exhausted when it finally runs and goes back to waiting. The only wait left is for a unit a worker claimed and is
-// still running; parallel_for therefore cuts work into several units per thread, so that what a late worker
-// holds is small.
+// A run's units are cut into one contiguous range per thread (the caller is thread 0, worker i is thread i), each
+// range one 64-bit word, `(lo << 32) | hi`. A thread claims units from the front of its own range (lo + 1) by
+// compare-and-swap; when its range is empty it steals from the back of the others' (hi - 1). Each thread counts the
+// units it ran down from `pending` once it finds nothing left to claim, and the caller returns as soon as every
+// unit has *finished*: it never waits for
+// a worker that has not started (one that is asleep, descheduled by the OS, or pinned to a core another process
+// keeps busy): it steals that worker's range, and the worker finds nothing left when it finally runs. The only wait
+// left is for a unit a worker claimed and is still running; parallel_for therefore cuts work into several units per
+// thread, so that what a late worker holds is small.
 //
-// The word carries the unit count with the claim counter, and a worker reads the run's function only after it has
-// claimed a unit: a claim can only succeed on the run that is live at that moment, and that run cannot end before
-// the claimed unit is done, so a stale worker never runs a finished run's function or skips a unit of a new one.
+// Contiguous ranges keep data where it was made: consecutive layers split the same rows (output pixels) the same
+// way, so each thread mostly reads what it wrote into its own core's cache in the layer before, instead of pulling
+// half of every activation across cores (what a shared "next unit" counter does, handing units out alternately).
+//
+// A claim only depends on the word's value: a word is non-empty only while a run is live (every unit is claimed
+// before the run ends), and a successful compare-and-swap takes units that are unclaimed in the live run, even when
+// the thread read the word during an earlier run. The run's function, stored before the words are published, is
+// read only after a claim succeeds, and the run cannot end before the claimed unit is done, so a late worker never
+// runs a finished run's function or skips a unit of a new one.
 //
 // Idle workers spin briefly (back-to-back runs, one per layer, then start without a futex wake-up), yielding the
 // CPU while they do, then sleep on a condition variable; the caller signals only when some worker sleeps.
@@ -127,15 +136,23 @@ struct ThreadPool::Impl {
   static constexpr std::chrono::microseconds kWorkerSpin{1000};
   static constexpr std::chrono::microseconds kCallerSpin{20};
 
+  struct alignas(64) Range {
+    std::atomic<uint64_t> word{0};  // (lo << 32) | hi: units [lo, hi) not claimed yet
+  };
+
   std::mutex run_mutex;  // one parallel run at a time
   std::vector<std::thread> workers;
+  std::unique_ptr<Range[]> ranges;  // one per thread, the caller's first
+  size_t nthreads = 1;
 
-  // The live run.
-  std::atomic<const std::function<void(size_t)>*> fn{nullptr};
-  std::atomic<size_t> range{0};      // items of the run
-  std::atomic<size_t> per_unit{1};   // items per claimable unit (> 1 only for more than kMaxUnits items)
-  std::atomic<uint64_t> work{0};     // (next unit << 32) | units
-  std::atomic<uint64_t> pending{0};  // units not finished yet
+  // The live run: written once per run and then only read (one cache line), and the count of units not finished
+  // yet (its own line), which each thread decrements once per run by the units it ran.
+  struct alignas(64) Run {
+    std::atomic<const std::function<void(size_t)>*> fn{nullptr};
+    std::atomic<size_t> range{0};     // items of the run
+    std::atomic<size_t> per_unit{1};  // items per claimable unit (> 1 only for more than kMaxUnits items)
+  } run;
+  alignas(64) std::atomic<uint64_t> pending{0};
 
   // Sleeping and waking.
   std::mutex mu;
@@ -151,49 +168,64 @@ struct ThreadPool::Impl {
   std::atomic<uint64_t> units_by_workers{0};
   std::atomic<uint64_t> caller_waits{0};
 
+  static bool nonempty(uint64_t w) { return (w >> 32) < (w & 0xffffffffu); }
+
   bool claimable() const {
-    const uint64_t w = work.load();
-    return (w >> 32) < (w & 0xffffffffu);
+    for (size_t t = 0; t < nthreads; ++t)
+      if (nonempty(ranges[t].word.load(std::memory_order_relaxed))) return true;
+    return false;
   }
 
-  // Claims the next unit of the live run; false when none is left.
-  bool claim(uint64_t* unit) {
-    uint64_t w = work.load(std::memory_order_acquire);
+  // Claims the first unit of range t (own) or its last one (steal); false when the range is empty.
+  bool claim(size_t t, bool steal, uint64_t* unit) {
+    std::atomic<uint64_t>& word = ranges[t].word;
+    uint64_t w = word.load(std::memory_order_acquire);
     for (;;) {
-      const uint64_t next = w >> 32;
-      if (next >= (w & 0xffffffffu)) return false;
-      if (work.compare_exchange_weak(w, w + (uint64_t{1} << 32), std::memory_order_acq_rel,
-                                     std::memory_order_acquire)) {
-        *unit = next;
+      if (!nonempty(w)) return false;
+      const uint64_t next = steal ? w - 1 : w + (uint64_t{1} << 32);
+      if (word.compare_exchange_weak(w, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        *unit = steal ? (w & 0xffffffffu) - 1 : w >> 32;
         return true;
       }
     }
   }
 
-  // Runs one claimed unit and counts it as finished (waking the caller if it sleeps on the last one).
+  // Runs one claimed unit.
   void run_unit(uint64_t unit) {
-    const std::function<void(size_t)>& f = *fn.load(std::memory_order_relaxed);
-    const size_t per = per_unit.load(std::memory_order_relaxed), n = range.load(std::memory_order_relaxed);
+    const std::function<void(size_t)>& f = *run.fn.load(std::memory_order_relaxed);
+    const size_t per = run.per_unit.load(std::memory_order_relaxed), n = run.range.load(std::memory_order_relaxed);
     const size_t begin = static_cast<size_t>(unit) * per, end = std::min(n, begin + per);
     const bool was = t_in_pool_task;
     t_in_pool_task = true;
     for (size_t i = begin; i < end; ++i) f(i);
     t_in_pool_task = was;
-    if (pending.fetch_sub(1) == 1 && caller_sleeping.load()) {
-      std::lock_guard<std::mutex> lock(mu);
-      done_cv.notify_one();
-    }
   }
 
-  void worker_loop() {
-    for (;;) {
-      uint64_t unit = 0;
-      uint64_t done = 0;
-      while (claim(&unit)) {
+  // Thread `self`'s share of the live run: its own range, then whatever is left in the others'; then counts the
+  // units it ran as finished (waking the caller if it sleeps on the last one). Returns that number.
+  uint64_t work_through(size_t self) {
+    uint64_t unit = 0, done = 0;
+    while (claim(self, false, &unit)) {
+      run_unit(unit);
+      ++done;
+    }
+    for (size_t k = 1; k < nthreads; ++k) {
+      const size_t victim = (self + k) % nthreads;
+      while (claim(victim, true, &unit)) {
         run_unit(unit);
         ++done;
       }
-      if (done) units_by_workers.fetch_add(done, std::memory_order_relaxed);
+    }
+    if (done != 0 && pending.fetch_sub(done) == done && caller_sleeping.load()) {
+      std::lock_guard<std::mutex> lock(mu);
+      done_cv.notify_one();
+    }
+    return done;
+  }
+
+  void worker_loop(size_t self) {
+    for (;;) {
+      if (const uint64_t done = work_through(self)) units_by_workers.fetch_add(done, std::memory_order_relaxed);
       if (stopping.load(std::memory_order_acquire)) return;
       if (spin_until([&] { return claimable() || stopping.load(std::memory_order_relaxed); }, kWorkerSpin)) continue;
       std::unique_lock<std::mutex> lock(mu);
@@ -205,7 +237,9 @@ struct ThreadPool::Impl {
 
   void start(size_t count) {
     stopping.store(false);
-    for (size_t i = 1; i < count; ++i) workers.emplace_back([this] { worker_loop(); });
+    nthreads = count;
+    ranges.reset(new Range[count]);
+    for (size_t i = 1; i < count; ++i) workers.emplace_back([this, i] { worker_loop(i); });
   }
 
   void stop() {
@@ -222,25 +256,20 @@ struct ThreadPool::Impl {
     const size_t per = n > kMaxUnits ? (n + kMaxUnits - 1) / kMaxUnits : 1;
     const uint64_t units = (n + per - 1) / per;
     parallel_runs.fetch_add(1, std::memory_order_relaxed);
-    fn.store(&f, std::memory_order_relaxed);
-    range.store(n, std::memory_order_relaxed);
-    per_unit.store(per, std::memory_order_relaxed);
+    run.fn.store(&f, std::memory_order_relaxed);
+    run.range.store(n, std::memory_order_relaxed);
+    run.per_unit.store(per, std::memory_order_relaxed);
     pending.store(units, std::memory_order_relaxed);
-    work.store(units);  // publishes the run (seq_cst: pairs with a worker's sleepers increment)
-    if (const uint32_t asleep = sleepers.load()) {
+    // Publishes the run, the workers' ranges first (seq_cst: pairs with a worker's sleepers increment).
+    for (size_t t = nthreads; t-- > 0;) {
+      const uint64_t lo = units * t / nthreads, hi = units * (t + 1) / nthreads;
+      ranges[t].word.store((lo << 32) | hi);
+    }
+    if (sleepers.load() != 0) {
       std::lock_guard<std::mutex> lock(mu);
-      if (units - 1 >= asleep) {
-        work_cv.notify_all();
-      } else {
-        for (uint64_t i = 0; i + 1 < units; ++i) work_cv.notify_one();
-      }
+      work_cv.notify_all();
     }
-    uint64_t unit = 0, mine = 0;
-    while (claim(&unit)) {
-      run_unit(unit);
-      ++mine;
-    }
-    units_by_caller.fetch_add(mine, std::memory_order_relaxed);
+    units_by_caller.fetch_add(work_through(0), std::memory_order_relaxed);
     // Every unit is claimed; wait only for those still running on workers.
     auto finished = [&] { return pending.load() == 0; };
     if (!spin_until(finished, kCallerSpin)) {
@@ -250,7 +279,7 @@ struct ThreadPool::Impl {
       done_cv.wait(lock, finished);
       caller_sleeping.store(false);
     }
-    fn.store(nullptr, std::memory_order_relaxed);
+    run.fn.store(nullptr, std::memory_order_relaxed);
   }
 };
 

@@ -117,6 +117,12 @@ struct Node {
   // (fused_away); that Multiply computes SiLU of silu_input in one pass.
   bool fused_away = false;
   int silu_input = -1;
+  // A Concatenate along channels whose inputs all come from convolutions read by it alone is not computed either
+  // (fused_away, elided_concat): each convolution writes its channels straight into the concatenation's buffer
+  // (value `into`, from channel out_offset, rows out_stride floats apart).
+  bool elided_concat = false;
+  int into = -1;
+  int64_t out_offset = 0, out_stride = 0;
   std::vector<etk::PackedB> packed;  // weights (+ bias) packed at init, one per group (constant filter and bias)
   std::vector<float> scratch;        // per-call work buffer (padded input, transposed convolution columns)
   std::vector<const float*> table;   // convolution segment pointers, valid for table_key (input address, shapes)

@@ -81,10 +81,22 @@ Error run_graph(Graph& g, bool do_compute) {
         return node_fail(n, "output too large");
     }
     g.shapes[n.out] = so;
-    if (!do_compute || n.fused_away) continue;
-    std::vector<float>& buf = g.slots[static_cast<size_t>(g.slot_of[n.out])];
-    if (buf.size() < static_cast<size_t>(total)) buf.resize(static_cast<size_t>(total));
-    float* y = buf.data();
+    if (!do_compute) continue;
+    if (n.fused_away) {
+      if (n.elided_concat) g.ptrs[n.out] = g.slots[static_cast<size_t>(g.slot_of[n.out])].data();
+      continue;
+    }
+    float* y = nullptr;
+    if (n.into >= 0) {  // channels of an elided concatenation: its buffer, sized here by the first writer
+      std::vector<float>& buf = g.slots[static_cast<size_t>(g.slot_of[n.into])];
+      const size_t need = static_cast<size_t>(so.back() > 0 ? total / so.back() * n.out_stride : 0);
+      if (buf.size() < need) buf.resize(need);
+      y = buf.data() + n.out_offset;
+    } else {
+      std::vector<float>& buf = g.slots[static_cast<size_t>(g.slot_of[n.out])];
+      if (buf.size() < static_cast<size_t>(total)) buf.resize(static_cast<size_t>(total));
+      y = buf.data();
+    }
     g.ptrs[n.out] = y;
     quant_inputs(g, n);
     if (prof != nullptr) {
@@ -140,7 +152,8 @@ void assign_slots(Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.out < 0) continue;
-    const size_t out = static_cast<size_t>(n.out);
+    // A convolution writing into an elided concatenation takes (the first time) the concatenation's slot.
+    const size_t out = static_cast<size_t>(n.into >= 0 ? n.into : n.out);
     if (g.slot_of[out] < 0) {
       const int64_t need = numel_of(g.shapes[out]);
       // The smallest free slot that fits, else the largest one (it grows the least).
@@ -169,7 +182,7 @@ void assign_slots(Graph& g) {
       if (n.in[k] >= 0 && last[static_cast<size_t>(n.in[k])] == static_cast<int64_t>(i)) release(n.in[k]);
     for (int v : {n.filter, n.bias})
       if (v >= 0 && last[static_cast<size_t>(v)] == static_cast<int64_t>(i)) release(v);
-    if (last[out] < static_cast<int64_t>(i)) release(n.out);  // never read
+    if (n.into < 0 && last[out] < static_cast<int64_t>(i)) release(n.out);  // never read
   }
   g.slots.assign(slot_numel.size(), std::vector<float>());
 }
@@ -226,6 +239,47 @@ void fuse_silu(Graph& g) {
   }
 }
 
+// Concatenate(a, b, ...) along the channels (the last dim) of 4-D fp32 (or pass-through quantized) values that are
+// each the output of a convolution read by nothing else (SqueezeNet's fire modules, Inception-style branches): the
+// convolutions write their channels into the concatenation's buffer, rows out_stride apart, and no copy is made.
+void elide_concats(Graph& g) {
+  std::vector<int> readers(g.values.size(), 0), producer(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    for (int k = 0; k < n.nin; ++k)
+      if (n.in[k] >= 0) ++readers[static_cast<size_t>(n.in[k])];
+    if (n.out >= 0) producer[static_cast<size_t>(n.out)] = static_cast<int>(i);
+  }
+  auto writes_strided = [&](int v) {
+    const int p = producer[static_cast<size_t>(v)];
+    if (p < 0 || readers[static_cast<size_t>(v)] != 1) return false;
+    const Node& n = g.nodes[static_cast<size_t>(p)];
+    const Value& val = g.values[static_cast<size_t>(v)];
+    const bool on_float = n.qmode == QMode::kNone || (n.qmode == QMode::kRequant && n.qb.N > 0);
+    return n.kind == NodeKind::Conv2d && on_float && !n.fused_away && n.into < 0 && !val.is_output &&
+           val.external_id < 0 && g.shapes[static_cast<size_t>(v)].size() == 4;
+  };
+  for (Node& c : g.nodes) {
+    const bool concat = c.kind == NodeKind::Concatenate2 || c.kind == NodeKind::Concatenate3 ||
+                        c.kind == NodeKind::Concatenate4 || c.kind == NodeKind::Concatenate5;
+    if (!concat || c.out < 0 || (c.qmode != QMode::kNone && c.qmode != QMode::kPassthrough)) continue;
+    const Shape& so = g.shapes[static_cast<size_t>(c.out)];
+    if (so.size() != 4 || c.axis != 3 || c.out_min != -INFINITY || c.out_max != INFINITY) continue;
+    if (g.values[static_cast<size_t>(c.out)].external_id >= 0) continue;
+    if (!std::all_of(c.in, c.in + c.nin, writes_strided)) continue;
+    int64_t offset = 0;
+    for (int k = 0; k < c.nin; ++k) {
+      Node& p = g.nodes[static_cast<size_t>(producer[static_cast<size_t>(c.in[k])])];
+      p.into = c.out;
+      p.out_offset = offset;
+      p.out_stride = so[3];
+      offset += g.shapes[static_cast<size_t>(c.in[k])][3];
+    }
+    c.fused_away = true;
+    c.elided_concat = true;
+  }
+}
+
 }  // namespace
 
 Error prepare_graph(Graph& g) {
@@ -242,6 +296,7 @@ Error prepare_graph(Graph& g) {
   Error e = run_graph(g, /*compute=*/false);
   if (e != Error::Ok) return e;
   fuse_silu(g);
+  elide_concats(g);
   assign_slots(g);
   pack_blockwise_weights(g);
   for (Node& n : g.nodes) {

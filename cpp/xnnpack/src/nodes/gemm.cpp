@@ -191,6 +191,7 @@ void conv_group(Node& n, const ConvRows& r, int64_t M, const etk::PackedB& B, fl
 void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::PackedB>& w, const Shape& so, float* y) {
   const int64_t N = si[0], H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2], OC = so[3];
   const int64_t gic = n.gic, goc = n.goc, G = n.groups, KH = n.kh, KW = n.kw, M = N * OH * OW;
+  const int64_t ldy = n.out_stride > 0 ? n.out_stride : OC;  // wider when writing into an elided concatenation
   const bool pointwise = is_pointwise(n);
   if (uses_padded_rows(n)) {
     // Few channels (e.g. an RGB stem): pad the input once, then each filter row (kx = 0 .. KW-1) reads KW * C
@@ -204,7 +205,7 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
                     static_cast<size_t>(W * C) * sizeof(float));
     const ConvRows r{xp.data(), HP, WP, C, OH, OW, KH, 1, n.sh, n.sw, n.dh, 1, 0, 0, 0, KW * C};
     ensure_conv_table(n, r, M, 1);
-    conv_group(n, r, M, w[0], y, OC, 0);
+    conv_group(n, r, M, w[0], y, ldy, 0);
     return;
   }
   const ConvRows r0{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, 0, gic};
@@ -217,7 +218,7 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
       for (int64_t g = g0; g < g1; ++g) {
         ConvRows r = r0;
         r.coff = g * gic;
-        conv_group(n, r, M, w[static_cast<size_t>(g)], y + g * goc, OC, g, /*parallel=*/false);
+        conv_group(n, r, M, w[static_cast<size_t>(g)], y + g * goc, ldy, g, /*parallel=*/false);
       }
     });
     return;
@@ -226,16 +227,16 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
     const etk::PackedB& B = w[static_cast<size_t>(g)];
     float* yg = y + g * goc;
     if (pointwise && n.qb.N > 0) {
-      etk::qgemm(M, x, C, n.qb, n.qlo, n.qhi, yg, OC);
+      etk::qgemm(M, x, C, n.qb, n.qlo, n.qhi, yg, ldy);
       continue;
     }
     if (pointwise) {  // a plain GEMM over the NHWC pixels
-      etk::gemm_packed(M, x + g * gic, C, B, yg, OC, n.out_min, n.out_max);
+      etk::gemm_packed(M, x + g * gic, C, B, yg, ldy, n.out_min, n.out_max);
       continue;
     }
     ConvRows r = r0;
     r.coff = g * gic;
-    conv_group(n, r, M, B, yg, OC, g);
+    conv_group(n, r, M, B, yg, ldy, g);
   }
 }
 
