@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "activations.h"
 #include "common.h"
-#include "fast_math.h"
 
 namespace etxnn {
 namespace {
@@ -70,9 +70,10 @@ inline __attribute__((always_inline)) void binary_rows_impl(const BinaryPlan& p,
       oa += idx[d] * p.sa[d];
       ob += idx[d] * p.sb[d];
     }
-    const float* pa = a + oa;
-    const float* pb = b + ob;
-    float* py = y + row * inner;
+    // Never aliased: a node's output has its own buffer (assign_slots), so the loops need no overlap checks.
+    const float* __restrict pa = a + oa;
+    const float* __restrict pb = b + ob;
+    float* __restrict py = y + row * inner;
     if (ia == 1 && ib == 1) {
       for (int64_t j = j0; j < j1; ++j) py[j] = f(pa[j], pb[j]);
     } else if (ia == 1 && ib == 0) {
@@ -143,11 +144,11 @@ Error run_subtract(Graph& g, Node& n, const Shape& so, float* y) {
 Error run_multiply(Graph& g, Node& n, const Shape& so, float* y) {
   const float lo = n.out_min, hi = n.out_max;
   if (n.silu_input >= 0) {  // x * sigmoid(x), the Sigmoid fused away at prepare (fuse_silu)
-    const int64_t total = numel_of(so);
     const float* x = g.ptrs[n.silu_input];
-    unary_par(
-        x, y, total, [&](float v) { return clampf(v / (1.f + etk::fast_expf(-v)), lo, hi); }, kTranscendentalCost);
-    return apply_output_range(n, y, total);
+    parallel_rows(numel_of(so), kTranscendentalCost, [&](int64_t b, int64_t e) {
+      etk::sigmoid_activation(x + b, y + b, e - b, lo, hi, /*times_x=*/true);
+    });
+    return Error::Ok;
   }
   return binary_node(g, n, so, y, [&](float p, float q) { return clampf(p * q, lo, hi); });
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "activations.h"
 #include "common.h"
 #include "fast_math.h"
 
@@ -24,7 +25,11 @@ Error run_clamp(Graph& g, Node& n, const Shape& so, float* y) {
 }
 
 Error run_sigmoid(Graph& g, Node& n, const Shape& so, float* y) {
-  return unary_node(g, n, so, y, [](float v) { return 1.f / (1.f + etk::fast_expf(-v)); }, kTranscendentalCost);
+  const float* x = g.ptrs[n.in[0]];
+  parallel_rows(numel_of(so), kTranscendentalCost, [&](int64_t b, int64_t e) {
+    etk::sigmoid_activation(x + b, y + b, e - b, n.out_min, n.out_max, /*times_x=*/false);
+  });
+  return Error::Ok;
 }
 
 Error run_tanh(Graph& g, Node& n, const Shape& so, float* y) {
