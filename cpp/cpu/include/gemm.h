@@ -60,8 +60,8 @@ void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, 
 
 // Work (in multiply-adds) below which igemm / gemm_packed / dwconv_nhwc run on the calling thread: 2e5 by
 // default (about 8 us of one core; the pool's workers spin between runs, so a split costs ~1 us, but smaller
-// layers lose more to the shared tail than they gain), EXECUTORCH_GEMM_PARALLEL_MIN=<multiply-adds> overrides it
-// (read once; 0 = always split).
+// layers lose more to the shared tail than they gain; igemm / gemm_packed with fewer than 512 rows need 5 times as
+// much), EXECUTORCH_GEMM_PARALLEL_MIN=<multiply-adds> overrides it (read once; 0 = always split).
 double parallel_min_flops();
 
 }  // namespace etk
