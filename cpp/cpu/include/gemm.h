@@ -54,13 +54,14 @@ void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float*
                  bool parallel = true);
 
 // Depthwise convolution over an indirection table (channel multiplier 1): output row m (a pixel, C channels)
-// = clamp(bias + sum_t taps[m * T + t][c] * w[t * C + c], lo, hi); taps point at input pixels or at zeros.
+// = clamp(bias + sum_t taps[m * T + t][c] * w[t * C + c], lo, hi); taps point at input pixels or at zeros. With
+// `requant` (per channel): round_to_nearest_even(clamp((bias + sum) * requant[c], lo, hi)) (quantized outputs).
 void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, const float* w, const float* bias,
-                     float* y, float lo, float hi, bool parallel = true);
+                     float* y, float lo, float hi, bool parallel = true, const float* requant = nullptr);
 
 // Work (in multiply-adds) below which igemm / gemm_packed / dwconv_nhwc run on the calling thread: 2e5 by
 // default (about 8 us of one core; the pool's workers spin between runs, so a split costs ~1 us, but smaller
-// layers lose more to the shared tail than they gain; igemm / gemm_packed with fewer than 512 rows need 5 times as
+// layers lose more to the shared tail than they gain; igemm / gemm_packed with fewer than 256 rows need 5 times as
 // much), EXECUTORCH_GEMM_PARALLEL_MIN=<multiply-adds> overrides it (read once; 0 = always split).
 double parallel_min_flops();
 

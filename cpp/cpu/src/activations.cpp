@@ -32,8 +32,8 @@ __attribute__((target("avx512f"))) inline __m512 sigmoid16(__m512 v, bool times_
   const __m512 z = _mm512_max_ps(_mm512_set1_ps(-87.33f), _mm512_sub_ps(_mm512_setzero_ps(), _mm512_abs_ps(v)));
   const __m512 nf = _mm512_roundscale_ps(_mm512_mul_ps(z, _mm512_set1_ps(1.44269504088896341f)),
                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m512 r = _mm512_fmadd_ps(nf, _mm512_set1_ps(2.12194440e-4f),
-                                   _mm512_fnmadd_ps(nf, _mm512_set1_ps(0.693359375f), z));
+  const __m512 r =
+      _mm512_fmadd_ps(nf, _mm512_set1_ps(2.12194440e-4f), _mm512_fnmadd_ps(nf, _mm512_set1_ps(0.693359375f), z));
   __m512 p = _mm512_set1_ps(1.9875691500e-4f);
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));

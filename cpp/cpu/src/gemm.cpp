@@ -689,7 +689,7 @@ void igemm(int64_t M, int64_t T, int64_t L, RowSegments rows, const void* ctx, c
   const double flops = static_cast<double>(M) * static_cast<double>(B.N) * static_cast<double>(T * L);
   // Few rows (a layer late in a network, a small model): its operands are small and fast to compute, and a split
   // costs more in moving them between the cores' caches than it saves, unless the work is large.
-  const double min_flops = parallel_min_flops() * (M < 512 ? 5 : 1);
+  const double min_flops = parallel_min_flops() * (M < 256 ? 5 : 1);
   const int64_t threads = parallel && flops >= min_flops ? ::executorch::extension::get_thread_count() : 1;
   if (threads <= 1) {
     kr.fn(g, 0, M, 0, panels);
@@ -852,90 +852,107 @@ inline __attribute__((always_inline)) void store_clamped(float* p, const VT& v, 
   std::memcpy(p, &c, sizeof(VT));
 }
 
-// One block of NV channel vectors at channel c of one output pixel, reduced over its T taps.
+// A depthwise convolution over its tap table (dwconv_indirect's arguments).
+struct DwiArgs {
+  int64_t T, C;
+  const float* const* taps;
+  const float* w;
+  const float* bias;
+  float* y;
+  float lo, hi;
+  const float* requant;  // per channel, or null
+};
+
+// One block of NV channel vectors at channel c of one output pixel, reduced over its T taps; with requant, the sum
+// times requant[c], clamped and rounded to nearest even (quantized outputs; |value| < 2^22 after the clamp, where
+// adding and subtracting 1.5 * 2^23 rounds exactly).
 template <typename VT, int NV>
-inline __attribute__((always_inline)) void dwi_block(int64_t T, int64_t C, const float* const* xt, const float* w,
-                                                     const float* bias, float* out, int64_t c, const VT& lov,
-                                                     const VT& hiv) {
+inline __attribute__((always_inline)) void dwi_block(const DwiArgs& a, const float* const* xt, float* out, int64_t c,
+                                                     const VT& lov, const VT& hiv) {
   constexpr int64_t W = sizeof(VT) / sizeof(float);
-  VT a[NV];
+  VT acc[NV];
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) {
-    a[v] = VT{};
-    if (bias) std::memcpy(&a[v], bias + c + v * W, sizeof(VT));
+    acc[v] = VT{};
+    if (a.bias) std::memcpy(&acc[v], a.bias + c + v * W, sizeof(VT));
   }
-  const float* wt = w + c;
-  for (int64_t t = 0; t < T; ++t, wt += C) {
+  const float* wt = a.w + c;
+  for (int64_t t = 0; t < a.T; ++t, wt += a.C) {
     const float* xp = xt[t] + c;
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) fma_from(a[v], xp + v * W, wt + v * W);
+    for (int v = 0; v < NV; ++v) fma_from(acc[v], xp + v * W, wt + v * W);
+  }
+  if (a.requant) {
+    const VT magic = VT{} + 12582912.f;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      VT r;
+      std::memcpy(&r, a.requant + c + v * W, sizeof(VT));
+      VT q = acc[v] * r;
+      q = q < lov ? lov : q;
+      q = q > hiv ? hiv : q;
+      q = (q + magic) - magic;
+      std::memcpy(out + c + v * W, &q, sizeof(VT));
+    }
+    return;
   }
 #pragma GCC unroll 4
-  for (int v = 0; v < NV; ++v) store_clamped(out + c + v * W, a[v], lov, hiv);
+  for (int v = 0; v < NV; ++v) store_clamped(out + c + v * W, acc[v], lov, hiv);
 }
 
 // Depthwise over an indirection table: output rows [r0, r1), T tap pointers per row. Channels go in blocks of up to
 // four vectors per pass over the taps (C = 16, 24, 48, ... take one pass with 2, 3, ... accumulators instead of one
-// pass per vector), the accumulators in registers; a scalar tail.
+// pass per vector), the accumulators in registers; the channels past the last full vector in narrower vectors
+// (C = 24, 40, 72, ... with 16-wide vectors: 8 left), then one at a time.
 template <typename VT>
-inline __attribute__((always_inline)) void dwi_rows(int64_t T, int64_t C, const float* const* taps, const float* w,
-                                                    const float* bias, float* y, float lo, float hi, int64_t r0,
-                                                    int64_t r1) {
+inline __attribute__((always_inline)) void dwi_rows(const DwiArgs& a, int64_t r0, int64_t r1) {
   constexpr int64_t W = sizeof(VT) / sizeof(float);
-  const int64_t cv = C / W * W;
-  const VT lov = VT{} + lo, hiv = VT{} + hi;
+  const int64_t C = a.C, cv = C / W * W;
+  const VT lov = VT{} + a.lo, hiv = VT{} + a.hi;
   for (int64_t m = r0; m < r1; ++m) {
-    const float* const* xt = taps + m * T;
-    float* out = y + m * C;
+    const float* const* xt = a.taps + m * a.T;
+    float* out = a.y + m * C;
     int64_t c = 0;
-    for (; c + 4 * W <= cv; c += 4 * W) dwi_block<VT, 4>(T, C, xt, w, bias, out, c, lov, hiv);
+    for (; c + 4 * W <= cv; c += 4 * W) dwi_block<VT, 4>(a, xt, out, c, lov, hiv);
     switch ((cv - c) / W) {
-      case 3: dwi_block<VT, 3>(T, C, xt, w, bias, out, c, lov, hiv); break;
-      case 2: dwi_block<VT, 2>(T, C, xt, w, bias, out, c, lov, hiv); break;
-      case 1: dwi_block<VT, 1>(T, C, xt, w, bias, out, c, lov, hiv); break;
+      case 3: dwi_block<VT, 3>(a, xt, out, c, lov, hiv); break;
+      case 2: dwi_block<VT, 2>(a, xt, out, c, lov, hiv); break;
+      case 1: dwi_block<VT, 1>(a, xt, out, c, lov, hiv); break;
       default: break;
     }
-    // The channels past the last full vector in narrower vectors (C = 24, 40, 72, ... with 16-wide vectors: 8 left),
-    // then one at a time.
     c = cv;
     if constexpr (W >= 16) {
       if (C - c >= 8) {
-        dwi_block<v8f, 1>(T, C, xt, w, bias, out, c, v8f{} + lo, v8f{} + hi);
+        dwi_block<v8f, 1>(a, xt, out, c, v8f{} + a.lo, v8f{} + a.hi);
         c += 8;
       }
     }
     if constexpr (W >= 8) {
       if (C - c >= 4) {
-        dwi_block<v4f, 1>(T, C, xt, w, bias, out, c, v4f{} + lo, v4f{} + hi);
+        dwi_block<v4f, 1>(a, xt, out, c, v4f{} + a.lo, v4f{} + a.hi);
         c += 4;
       }
     }
     for (; c < C; ++c) {
-      float acc = bias ? bias[c] : 0.f;
-      for (int64_t t = 0; t < T; ++t) acc += xt[t][c] * w[t * C + c];
-      out[c] = std::min(std::max(acc, lo), hi);
+      float acc = a.bias ? a.bias[c] : 0.f;
+      for (int64_t t = 0; t < a.T; ++t) acc += xt[t][c] * a.w[t * C + c];
+      if (a.requant) acc *= a.requant[c];
+      acc = std::min(std::max(acc, a.lo), a.hi);
+      out[c] = a.requant ? (acc + 12582912.f) - 12582912.f : acc;
     }
   }
 }
 
-using DwiFn = void (*)(int64_t, int64_t, const float* const*, const float*, const float*, float*, float, float, int64_t,
-                       int64_t);
+using DwiFn = void (*)(const DwiArgs&, int64_t, int64_t);
 #if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("avx512f,avx2,fma"))) void dwi_avx512(int64_t T, int64_t C, const float* const* taps,
-                                                            const float* w, const float* b, float* y, float lo,
-                                                            float hi, int64_t r0, int64_t r1) {
-  dwi_rows<v16f>(T, C, taps, w, b, y, lo, hi, r0, r1);
+__attribute__((target("avx512f,avx2,fma"))) void dwi_avx512(const DwiArgs& a, int64_t r0, int64_t r1) {
+  dwi_rows<v16f>(a, r0, r1);
 }
-__attribute__((target("avx2,fma"))) void dwi_avx2(int64_t T, int64_t C, const float* const* taps, const float* w,
-                                                  const float* b, float* y, float lo, float hi, int64_t r0,
-                                                  int64_t r1) {
-  dwi_rows<v8f>(T, C, taps, w, b, y, lo, hi, r0, r1);
+__attribute__((target("avx2,fma"))) void dwi_avx2(const DwiArgs& a, int64_t r0, int64_t r1) {
+  dwi_rows<v8f>(a, r0, r1);
 }
 #endif
-void dwi_base(int64_t T, int64_t C, const float* const* taps, const float* w, const float* b, float* y, float lo,
-              float hi, int64_t r0, int64_t r1) {
-  dwi_rows<v4f>(T, C, taps, w, b, y, lo, hi, r0, r1);
-}
+void dwi_base(const DwiArgs& a, int64_t r0, int64_t r1) { dwi_rows<v4f>(a, r0, r1); }
 
 using DwFn = void (*)(const DwParams&, const float*, const float*, const float*, float*, float, float, int64_t,
                       int64_t);
@@ -978,7 +995,7 @@ void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float*
 }
 
 void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, const float* w, const float* bias,
-                     float* y, float lo, float hi, bool parallel) {
+                     float* y, float lo, float hi, bool parallel, const float* requant) {
   if (M <= 0) return;
   DwiFn fn = dwi_base;
 #if defined(__x86_64__) || defined(__i386__)
@@ -988,13 +1005,13 @@ void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, 
     fn = dwi_avx2;
   }
 #endif
+  const DwiArgs a{T, C, taps, w, bias, y, lo, hi, requant};
   const double flops = static_cast<double>(M) * static_cast<double>(T * C);
   if (!parallel || flops < parallel_min_flops() || ::executorch::extension::get_thread_count() <= 1) {
-    fn(T, C, taps, w, bias, y, lo, hi, 0, M);
+    fn(a, 0, M);
     return;
   }
-  ::executorch::extension::parallel_for(0, M, 8,
-                                        [&](int64_t b, int64_t e) { fn(T, C, taps, w, bias, y, lo, hi, b, e); });
+  ::executorch::extension::parallel_for(0, M, 8, [&](int64_t b, int64_t e) { fn(a, b, e); });
 }
 
 }  // namespace etk

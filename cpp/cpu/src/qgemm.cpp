@@ -391,8 +391,10 @@ void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo
 namespace {
 
 void run(const Source& src, int64_t M, const PackedQB& B, float lo, float hi, float* C, int64_t rsc, bool parallel) {
-  // Split by blocks of 16 rows once the work covers a few panels' worth of multiply-adds.
-  if (!parallel || M * B.Kp * B.Np < (int64_t{1} << 18)) {
+  // Split by blocks of 16 rows once the work is worth it: the fp32 GEMM's rule (gemm.h, parallel_min_flops) with
+  // 4 times the multiply-adds, which the int8 dot products run about 4 times as fast.
+  const double min_work = 4 * parallel_min_flops() * (M < 256 ? 5 : 1);
+  if (!parallel || static_cast<double>(M) * static_cast<double>(B.Kp * B.Np) < min_work) {
     rows(src, 0, M, B, lo, hi, C, rsc);
     return;
   }

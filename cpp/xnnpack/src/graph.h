@@ -194,6 +194,9 @@ Error plan_quantized(Graph& g);
 // (swapping g.ptrs), then restores g.ptrs and quantizes its output, or requantizes a kRequant node's output.
 void quant_inputs(Graph& g, const Node& n);
 void quant_output(Graph& g, const Node& n, float* y, int64_t total);
+// A kRequant node's output accumulated in fp32 (`total` values, n.requant.size() channels innermost): requantized in
+// place. (Depthwise convolutions call it themselves, or requantize inside their kernel.)
+void requantize_output(const Node& n, float* y, int64_t total);
 // Fully connected nodes whose weights were blockwise 4-bit: packed 4-bit (n.qb4), their fp32 copy released when
 // nothing else reads it. After prepare's shape pass.
 void pack_blockwise_weights(Graph& g);

@@ -623,21 +623,25 @@ void quant_inputs(Graph& g, const Node& n) {
   }
 }
 
+void requantize_output(const Node& n, float* y, int64_t total) {
+  const int64_t oc = static_cast<int64_t>(n.requant.size());
+  const float lo = n.qlo, hi = n.qhi;
+  const float* r = n.requant.data();
+  parallel_rows(total / oc, oc, [&](int64_t b, int64_t e) {
+    for (int64_t m = b; m < e; ++m) {
+      float* row = y + m * oc;
+      for (int64_t c = 0; c < oc; ++c) row[c] = round_even(clampf(row[c] * r[c], lo, hi));
+    }
+  });
+}
+
 void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
   if (n.qmode == QMode::kNone || n.qmode == QMode::kPassthrough || n.qmode == QMode::kInteger ||
       n.qmode == QMode::kDynamicGemm)
     return;
   if (n.qmode == QMode::kRequant) {
-    if (n.qb.N > 0) return;  // requantized by the int8 GEMM
-    const int64_t oc = static_cast<int64_t>(n.requant.size());
-    const float lo = n.qlo, hi = n.qhi;
-    const float* r = n.requant.data();
-    parallel_rows(total / oc, oc, [&](int64_t b, int64_t e) {
-      for (int64_t m = b; m < e; ++m) {
-        float* row = y + m * oc;
-        for (int64_t c = 0; c < oc; ++c) row[c] = round_even(clampf(row[c] * r[c], lo, hi));
-      }
-    });
+    // The int8 GEMM and the depthwise kernels requantize as they store.
+    if (n.qb.N == 0 && n.kind != NodeKind::DepthwiseConv2d) requantize_output(n, y, total);
     return;
   }
   for (int k = 0; k < n.nin; ++k) g.ptrs[static_cast<size_t>(n.in[k])] = g.saved_ptrs[k];

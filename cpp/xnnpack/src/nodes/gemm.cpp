@@ -248,12 +248,17 @@ void depthwise(Node& n, const Shape& si, const float* x, const float* w, const f
     const ConvRows r{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, 0, C};
     const int64_t M = N * OH * OW;
     ensure_conv_table(n, r, M, 1);
-    etk::dwconv_indirect(M, KH * KW, C, n.table.data(), w, bias, y, n.out_min, n.out_max);
+    if (n.qmode == QMode::kRequant) {  // requantized as it stores
+      etk::dwconv_indirect(M, KH * KW, C, n.table.data(), w, bias, y, n.qlo, n.qhi, true, n.requant.data());
+    } else {
+      etk::dwconv_indirect(M, KH * KW, C, n.table.data(), w, bias, y, n.out_min, n.out_max);
+    }
     return;
   }
   if (mult == 1) {
     const etk::DwParams p{N, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l};
     etk::dwconv_nhwc(p, x, w, bias, y, n.out_min, n.out_max);
+    if (n.qmode == QMode::kRequant) requantize_output(n, y, N * OH * OW * OC);
     return;
   }
   parallel_rows(N * OH, OW * KH * KW * OC, [&](int64_t b, int64_t e) {
@@ -277,6 +282,7 @@ void depthwise(Node& n, const Shape& si, const float* x, const float* w, const f
       }
     }
   });
+  if (n.qmode == QMode::kRequant) requantize_output(n, y, N * OH * OW * OC);
 }
 
 // Transposed convolution: per group a GEMM of the input pixels with B_g[ic][(ky, kx, oc)], then the products are
