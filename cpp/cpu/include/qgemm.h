@@ -43,9 +43,23 @@ void qgemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offs
                    const PackedQB& B, const float* col_scale, const float* bias, float lo, float hi, float* C,
                    int64_t rsc, bool parallel = true);
 
+// A convolution's input converted once to the int8 GEMM's activation bytes (convert_activations), so that qigemm
+// copies each tap's bytes instead of converting the same floats once per tap (9 times for a 3x3 filter).
+struct QActivations {
+  const float* base = nullptr;  // the floats the segments point into
+  int64_t n = 0;
+  std::vector<uint8_t> bytes;  // n bytes, then padding (segments are copied 16 bytes at a time)
+  uint8_t zero = 0;            // the byte of value 0 (the zero point), for segments outside [base, base + n)
+};
+
+// Converts x[0 .. n) (integers with x + B.a_offset in [0, 255], as packed for) for qigemm with B. Only when
+// qgemm_available().
+void convert_activations(const float* x, int64_t n, const PackedQB& B, QActivations* out);
+
 // The same with row i of A the concatenation of T segments of L floats (K = T * L), given by `segments` as for
-// igemm (gemm.h): convolutions over their tap tables, padding taps pointing at zeros (the zero point).
+// igemm (gemm.h): convolutions over their tap tables, padding taps pointing at zeros (the zero point). With `act`,
+// segments inside act->base are read from its bytes, any other segment is the zero point.
 void qigemm(int64_t M, int64_t T, int64_t L, RowSegments segments, const void* ctx, const PackedQB& B, float lo,
-            float hi, float* C, int64_t rsc, bool parallel = true);
+            float hi, float* C, int64_t rsc, bool parallel = true, const QActivations* act = nullptr);
 
 }  // namespace etk

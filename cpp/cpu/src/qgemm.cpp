@@ -82,9 +82,36 @@ struct Source {
   int64_t T = 1, L = 0;
   const float* row_offset = nullptr;  // dynamic rows
   const float* row_scale = nullptr;
-  const float* col_scale = nullptr;  // Np entries (padded)
-  const float* bias = nullptr;       // Np entries (padded) or null
+  const float* col_scale = nullptr;   // Np entries (padded)
+  const float* bias = nullptr;        // Np entries (padded) or null
+  const QActivations* act = nullptr;  // segments pre-converted (qigemm)
 };
+
+constexpr int64_t kCopy = 16;  // bytes per copy of a pre-converted segment (QActivations::bytes is padded by it)
+
+// Row i's segments from pre-converted bytes: L bytes each, consecutive segments that are consecutive in the tensor
+// (a filter row's taps inside the image) as one run, copied kCopy at a time (the last copy may run past the run into
+// the next one, the row's padding or the next row, which are written after it; the row buffer has kCopy bytes of
+// slack); the zero point for segments outside the converted tensor.
+inline void copy_segments(const QActivations& a, const float* const* seg, int64_t T, int64_t L, uint8_t* d) {
+  const auto lo = reinterpret_cast<uintptr_t>(a.base), hi = reinterpret_cast<uintptr_t>(a.base + a.n);
+  for (int64_t t = 0; t < T;) {
+    const auto p = reinterpret_cast<uintptr_t>(seg[t]);
+    if (p < lo || p >= hi) {
+      std::memset(d, a.zero, static_cast<size_t>(L));
+      d += L;
+      ++t;
+      continue;
+    }
+    int64_t run = 1;
+    while (t + run < T && seg[t + run] == seg[t] + run * L) ++run;
+    const uint8_t* src = a.bytes.data() + (seg[t] - a.base);
+    const int64_t len = run * L;
+    for (int64_t k = 0; k < len; k += kCopy) std::memcpy(d + k, src + k, kCopy);
+    d += len;
+    t += run;
+  }
+}
 
 }  // namespace
 
@@ -236,9 +263,11 @@ ETK_VNNI void block(const Source& src, int64_t m, const uint8_t* u, int64_t mr, 
 
 ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo, float hi, float* C,
                    int64_t rsc) {
-  thread_local std::vector<uint8_t> u;
-  thread_local std::vector<const float*> scratch;
-  if (u.size() < static_cast<size_t>(kRows * B.Kp)) u.resize(static_cast<size_t>(kRows * B.Kp));
+  thread_local std::vector<uint8_t> u_tls;
+  thread_local std::vector<const float*> scratch_tls;
+  std::vector<uint8_t>& u = u_tls;  // one thread-local lookup (a call in a shared library), not one per use
+  std::vector<const float*>& scratch = scratch_tls;
+  if (u.size() < static_cast<size_t>(kRows * B.Kp + kCopy)) u.resize(static_cast<size_t>(kRows * B.Kp + kCopy));
   if (src.segments != nullptr && scratch.size() < static_cast<size_t>(kRows * src.T))
     scratch.resize(static_cast<size_t>(kRows * src.T));
   for (int64_t m = m0; m < m1; m += kRows) {
@@ -249,10 +278,12 @@ ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B,
       const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
       if (seg == nullptr) {
         to_u8(src.A + (m + i) * src.rsa, B.K, offset, d);
+      } else if (src.act != nullptr) {
+        copy_segments(*src.act, seg + i * src.T, src.T, src.L, d);
       } else {
         for (int64_t t = 0; t < src.T; ++t) to_u8(seg[i * src.T + t], src.L, offset, d + t * src.L);
       }
-      std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
+      if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
     }
     block(src, m, u.data(), mr, B, lo, hi, C + m * rsc, rsc);
   }
@@ -360,9 +391,11 @@ ETK_DOTPROD void block(const Source& src, int64_t m, const int8_t* u, int64_t mr
 }
 
 void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
-  thread_local std::vector<int8_t> u;
-  thread_local std::vector<const float*> scratch;
-  if (u.size() < static_cast<size_t>(kRows * B.Kp)) u.resize(static_cast<size_t>(kRows * B.Kp));
+  thread_local std::vector<int8_t> u_tls;
+  thread_local std::vector<const float*> scratch_tls;
+  std::vector<int8_t>& u = u_tls;  // one thread-local lookup (a call in a shared library), not one per use
+  std::vector<const float*>& scratch = scratch_tls;
+  if (u.size() < static_cast<size_t>(kRows * B.Kp + kCopy)) u.resize(static_cast<size_t>(kRows * B.Kp + kCopy));
   if (src.segments != nullptr && scratch.size() < static_cast<size_t>(kRows * src.T))
     scratch.resize(static_cast<size_t>(kRows * src.T));
   for (int64_t m = m0; m < m1; m += kRows) {
@@ -373,10 +406,12 @@ void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo
       const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
       if (seg == nullptr) {
         to_s8(src.A + (m + i) * src.rsa, B.K, offset, d);
+      } else if (src.act != nullptr) {
+        copy_segments(*src.act, seg + i * src.T, src.T, src.L, reinterpret_cast<uint8_t*>(d));
       } else {
         for (int64_t t = 0; t < src.T; ++t) to_s8(seg[i * src.T + t], src.L, offset, d + t * src.L);
       }
-      std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));  // padding: zero weights too
+      if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));  // padding: zero weights too
     }
     block(src, m, u.data(), mr, B, lo, hi, C + m * rsc, rsc);
   }
@@ -434,13 +469,36 @@ void qgemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offs
 }
 
 void qigemm(int64_t M, int64_t T, int64_t L, RowSegments segments, const void* ctx, const PackedQB& B, float lo,
-            float hi, float* C, int64_t rsc, bool parallel) {
+            float hi, float* C, int64_t rsc, bool parallel, const QActivations* act) {
   Source src;
   src.segments = segments;
   src.ctx = ctx;
   src.T = T;
   src.L = L;
+  src.act = act;
   run(src, M, B, lo, hi, C, rsc, parallel);
+}
+
+void convert_activations(const float* x, int64_t n, const PackedQB& B, QActivations* out) {
+  out->base = x;
+  out->n = n;
+  if (out->bytes.size() < static_cast<size_t>(n + kCopy)) out->bytes.resize(static_cast<size_t>(n + kCopy));
+#if defined(__x86_64__)
+  const float zero = 0.f;
+  to_u8(&zero, 1, B.a_offset, &out->zero);
+  auto convert = [&](int64_t b, int64_t e) { to_u8(x + b, e - b, B.a_offset, out->bytes.data() + b); };
+#else
+  const float zero = 0.f;
+  to_s8(&zero, 1, B.a_offset, reinterpret_cast<int8_t*>(&out->zero));
+  auto convert = [&](int64_t b, int64_t e) {
+    to_s8(x + b, e - b, B.a_offset, reinterpret_cast<int8_t*>(out->bytes.data() + b));
+  };
+#endif
+  if (n < (int64_t{1} << 16)) {
+    convert(0, n);
+  } else {
+    ::executorch::extension::parallel_for(0, n, int64_t{1} << 14, convert);
+  }
 }
 
 #else
@@ -449,8 +507,9 @@ void qigemm(int64_t M, int64_t T, int64_t L, RowSegments segments, const void* c
 void qgemm(int64_t, const float*, int64_t, const PackedQB&, float, float, float*, int64_t, bool) {}
 void qgemm_dynamic(int64_t, const float*, int64_t, const float*, const float*, const PackedQB&, const float*,
                    const float*, float, float, float*, int64_t, bool) {}
-void qigemm(int64_t, int64_t, int64_t, RowSegments, const void*, const PackedQB&, float, float, float*, int64_t, bool) {
-}
+void qigemm(int64_t, int64_t, int64_t, RowSegments, const void*, const PackedQB&, float, float, float*, int64_t, bool,
+            const QActivations*) {}
+void convert_activations(const float*, int64_t, const PackedQB&, QActivations*) {}
 
 #endif
 

@@ -132,6 +132,7 @@ struct Node {
   std::vector<float> requant;  // kRequant: per output channel
   float qlo = 0.f, qhi = 0.f;  // kRequant: the output's clamp range, centered (q - zero_point)
   etk::PackedQB qb;            // kRequant fully connected / convolution on the int8 GEMM (qb.N > 0)
+  etk::QActivations qact;      // per call: such a convolution's input as the int8 GEMM's bytes
   etk::PackedQB4 qb4;          // a fully connected node with blockwise 4-bit weights kept 4-bit (qb4.N > 0)
 };
 

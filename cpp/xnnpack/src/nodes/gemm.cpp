@@ -175,8 +175,9 @@ void conv_group(Node& n, const ConvRows& r, int64_t M, const etk::PackedB& B, fl
     if (uses_im2col(n)) {
       etk::qigemm(M, 1, T * r.gic, conv_im2col, &r, n.qb, n.qlo, n.qhi, yg, ldy, parallel);
     } else {
+      // The input converted to the GEMM's bytes once, instead of once per tap (conv2d's quantized_input).
       const CachedRows c{n.table.data(), T};
-      etk::qigemm(M, T, r.gic, cached_segments, &c, n.qb, n.qlo, n.qhi, yg, ldy, parallel);
+      etk::qigemm(M, T, r.gic, cached_segments, &c, n.qb, n.qlo, n.qhi, yg, ldy, parallel, &n.qact);
     }
     return;
   }
@@ -205,11 +206,13 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
                     static_cast<size_t>(W * C) * sizeof(float));
     const ConvRows r{xp.data(), HP, WP, C, OH, OW, KH, 1, n.sh, n.sw, n.dh, 1, 0, 0, 0, KW * C};
     ensure_conv_table(n, r, M, 1);
+    if (n.qb.N > 0) etk::convert_activations(xp.data(), N * HP * WP * C, n.qb, &n.qact);
     conv_group(n, r, M, w[0], y, ldy, 0);
     return;
   }
   const ConvRows r0{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, 0, gic};
   if (!pointwise && !uses_im2col(n)) ensure_conv_table(n, r0, M, G);
+  if (n.qb.N > 0 && !pointwise && !uses_im2col(n)) etk::convert_activations(x, N * H * W * C, n.qb, &n.qact);
   const int64_t group_work = M * KH * KW * gic * goc;
   if (G > 1 && !pointwise && static_cast<double>(group_work) < etk::parallel_min_flops()) {
     // Many groups each too small for igemm to split (RegNet's group width 8): the groups themselves are spread
