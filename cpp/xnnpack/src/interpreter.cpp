@@ -239,6 +239,118 @@ void fuse_silu(Graph& g) {
   }
 }
 
+// One input, same shape out, each element on its own: commutes with any change of layout.
+bool elementwise_unary(NodeKind k) {
+  switch (k) {
+    case NodeKind::Clamp:
+    case NodeKind::Sigmoid:
+    case NodeKind::Tanh:
+    case NodeKind::Exp:
+    case NodeKind::Log:
+    case NodeKind::Abs:
+    case NodeKind::Negate:
+    case NodeKind::Floor:
+    case NodeKind::Ceiling:
+    case NodeKind::Square:
+    case NodeKind::SquareRoot:
+    case NodeKind::ReciprocalSquareRoot:
+    case NodeKind::Sin:
+    case NodeKind::Cos:
+    case NodeKind::Hardswish:
+    case NodeKind::Gelu:
+    case NodeKind::ELU:
+    case NodeKind::LeakyReLU: return true;
+    default: return false;
+  }
+}
+
+// Transpose -> (Reshape | elementwise)* -> Transpose round trips that give back their input's layout (a layout
+// change and its inverse around reshapes that net to no change: what the exporter emits around 1-D convolutions and
+// their activations, NHWC -> NCHW, squeeze, LeakyReLU, unsqueeze, NCHW -> NHWC): the transposes and reshapes are not
+// run, the elementwise nodes run on the first transpose's input as it is, and the readers of the last transpose read
+// the chain's result. Only for unquantized values with static shapes (no inferred reshape dim) that nothing outside
+// the chain reads.
+void elide_layout_round_trips(Graph& g) {
+  const size_t nv = g.values.size();
+  std::vector<int> readers(nv, 0), producer(nv, -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    for (int k = 0; k < n.nin; ++k)
+      if (n.in[k] >= 0) ++readers[static_cast<size_t>(n.in[k])];
+    if (n.out >= 0) producer[static_cast<size_t>(n.out)] = static_cast<int>(i);
+  }
+  auto plain = [&](int v) {
+    const Value& val = g.values[static_cast<size_t>(v)];
+    return val.q.kind == QKind::kNone && val.data == nullptr;
+  };
+  // A value inside the chain: read only by the next node of the chain, not a graph input or output.
+  auto inner = [&](int v) {
+    const Value& val = g.values[static_cast<size_t>(v)];
+    return plain(v) && readers[static_cast<size_t>(v)] == 1 && !val.is_output && val.external_id < 0 &&
+           producer[static_cast<size_t>(v)] >= 0;
+  };
+  auto one_input = [](const Node& n) { return n.nin == 1 && n.qmode == QMode::kNone; };
+  std::vector<bool> drop(g.nodes.size(), false);
+  std::vector<int> forward(nv, -1);  // value -> the value its readers read instead
+  auto resolve = [&](int v) { return forward[static_cast<size_t>(v)] >= 0 ? forward[static_cast<size_t>(v)] : v; };
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& t2 = g.nodes[i];
+    if (t2.kind != NodeKind::StaticTranspose || !one_input(t2) || t2.has_min_max || t2.out < 0) continue;
+    const Value& out = g.values[static_cast<size_t>(t2.out)];
+    if (out.is_output || out.external_id >= 0 || !plain(t2.out)) continue;
+    std::vector<size_t> layout{i};  // the nodes not run: t2, the reshapes, t1
+    int v = t2.in[0];
+    while (inner(v)) {
+      const size_t pi = static_cast<size_t>(producer[static_cast<size_t>(v)]);
+      const Node& p = g.nodes[pi];
+      if (drop[pi] || !one_input(p)) break;
+      if (p.kind == NodeKind::StaticReshape && !p.has_min_max) {
+        if (std::find(p.v1.begin(), p.v1.end(), 0u) != p.v1.end()) break;  // an inferred dim: shapes may vary
+        layout.push_back(pi);
+      } else if (!elementwise_unary(p.kind)) {
+        break;
+      }
+      v = p.in[0];
+    }
+    if (!inner(v)) continue;
+    const size_t t1i = static_cast<size_t>(producer[static_cast<size_t>(v)]);
+    const Node& t1 = g.nodes[t1i];
+    if (t1.kind != NodeKind::StaticTranspose || !one_input(t1) || t1.has_min_max || drop[t1i]) continue;
+    const int x = t1.in[0];
+    if (x < 0 || !plain(x)) continue;
+    // The reshapes net to no change (t1's output shape again), the permutations are inverse: t2 gives x's layout.
+    const Shape& xs = g.values[static_cast<size_t>(x)].dims;
+    const size_t r = t1.v1.size();
+    if (xs.size() != r || t2.v1.size() != r || out.dims != xs ||
+        g.values[static_cast<size_t>(t1.out)].dims != g.values[static_cast<size_t>(t2.in[0])].dims)
+      continue;
+    bool inverse = true;
+    for (size_t d = 0; d < r && inverse; ++d) inverse = t2.v1[d] < r && t1.v1[t2.v1[d]] == d;
+    if (!inverse) continue;
+    layout.push_back(t1i);
+    // Forward every dropped node's output to its (forwarded) input, first to last.
+    std::sort(layout.begin(), layout.end());
+    for (size_t li : layout) {
+      drop[li] = true;
+      const Node& d = g.nodes[li];
+      forward[static_cast<size_t>(d.out)] = resolve(d.in[0]);
+    }
+  }
+  if (std::none_of(drop.begin(), drop.end(), [](bool d) { return d; })) return;
+  size_t w = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (drop[i]) continue;
+    Node& n = g.nodes[i];
+    for (int k = 0; k < n.nin; ++k)
+      if (n.in[k] >= 0) n.in[k] = resolve(n.in[k]);
+    if (n.filter >= 0) n.filter = resolve(n.filter);
+    if (n.bias >= 0) n.bias = resolve(n.bias);
+    if (w != i) g.nodes[w] = std::move(n);
+    ++w;
+  }
+  g.nodes.resize(w);
+}
+
 // Concatenate(a, b, ...) along the channels (the last dim) of 4-D fp32 (or pass-through quantized) values that are
 // each the output of a convolution read by nothing else (SqueezeNet's fire modules, Inception-style branches): the
 // convolutions write their channels into the concatenation's buffer, rows out_stride apart, and no copy is made.
@@ -283,6 +395,7 @@ void elide_concats(Graph& g) {
 }  // namespace
 
 Error prepare_graph(Graph& g) {
+  elide_layout_round_trips(g);
   depthwise_multiplier_to_conv(g);
   ET_CHECK_OK_OR_RETURN_ERROR(plan_quantized(g));
   // Static checks with the serialized shapes, buffer slots, and weight packing.
