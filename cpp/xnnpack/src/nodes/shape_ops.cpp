@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "common.h"
+#include "transpose.h"
 
 namespace etxnn {
 namespace {
@@ -50,6 +51,8 @@ void gather_nd(const Shape& so, const float* x, const int64_t* st, int64_t base,
     if (is == 1) {
       for (int64_t i = 0; i < mid; ++i)
         std::memcpy(dst + i * inner, x + off + i * ms, static_cast<size_t>(inner) * sizeof(float));
+    } else if (ms == 1) {  // a 2-D transpose: x holds [inner][mid] rows `is` apart
+      etk::transpose_2d(x + off, inner, mid, is, dst, inner);
     } else {
       // Blocked 2-D transpose-like copy: 8 rows of the output at a time, so reads walk 8 strided streams.
       int64_t i = 0;
