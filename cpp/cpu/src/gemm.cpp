@@ -863,64 +863,102 @@ struct DwiArgs {
   const float* requant;  // per channel, or null
 };
 
-// One block of NV channel vectors at channel c of one output pixel, reduced over its T taps; with requant, the sum
-// times requant[c], clamped and rounded to nearest even (quantized outputs; |value| < 2^22 after the clamp, where
-// adding and subtracting 1.5 * 2^23 rounds exactly).
-template <typename VT, int NV>
-inline __attribute__((always_inline)) void dwi_block(const DwiArgs& a, const float* const* xt, float* out, int64_t c,
-                                                     const VT& lov, const VT& hiv) {
+// One block of NV channel vectors at channel c of P output pixels (1, 2 or 4: they share each weight load), reduced
+// over their T taps; with requant, the sum times requant[c], clamped and rounded to nearest even (quantized outputs;
+// |value| < 2^22 after the clamp, where adding and subtracting 1.5 * 2^23 rounds exactly).
+template <typename VT, int NV, int P = 1>
+inline __attribute__((always_inline)) void dwi_block(const DwiArgs& a, const float* const* const (&xt)[P],
+                                                     float* const (&out)[P], int64_t c, const VT& lov, const VT& hiv) {
   constexpr int64_t W = sizeof(VT) / sizeof(float);
-  VT acc[NV];
-#pragma GCC unroll 4
+  VT acc[P][NV];
+#pragma GCC unroll 8
   for (int v = 0; v < NV; ++v) {
-    acc[v] = VT{};
-    if (a.bias) std::memcpy(&acc[v], a.bias + c + v * W, sizeof(VT));
+    VT b = VT{};
+    if (a.bias) std::memcpy(&b, a.bias + c + v * W, sizeof(VT));
+#pragma GCC unroll 4
+    for (int q = 0; q < P; ++q) acc[q][v] = b;
   }
   const float* wt = a.w + c;
   for (int64_t t = 0; t < a.T; ++t, wt += a.C) {
-    const float* xp = xt[t] + c;
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) fma_from(acc[v], xp + v * W, wt + v * W);
-  }
-  if (a.requant) {
-    const VT magic = VT{} + 12582912.f;
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
-      VT r;
-      std::memcpy(&r, a.requant + c + v * W, sizeof(VT));
-      VT q = acc[v] * r;
-      q = q < lov ? lov : q;
-      q = q > hiv ? hiv : q;
-      q = (q + magic) - magic;
-      std::memcpy(out + c + v * W, &q, sizeof(VT));
+      VT wv;
+      std::memcpy(&wv, wt + v * W, sizeof(VT));
+#pragma GCC unroll 4
+      for (int q = 0; q < P; ++q) {
+        VT xv;
+        std::memcpy(&xv, xt[q][t] + c + v * W, sizeof(VT));
+        acc[q][v] += xv * wv;
+      }
     }
-    return;
   }
 #pragma GCC unroll 4
-  for (int v = 0; v < NV; ++v) store_clamped(out + c + v * W, acc[v], lov, hiv);
+  for (int q = 0; q < P; ++q) {
+    if (a.requant) {
+      const VT magic = VT{} + 12582912.f;
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        VT r;
+        std::memcpy(&r, a.requant + c + v * W, sizeof(VT));
+        VT z = acc[q][v] * r;
+        z = z < lov ? lov : z;
+        z = z > hiv ? hiv : z;
+        z = (z + magic) - magic;
+        std::memcpy(out[q] + c + v * W, &z, sizeof(VT));
+      }
+    } else {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) store_clamped(out[q] + c + v * W, acc[q][v], lov, hiv);
+    }
+  }
 }
 
-// Depthwise over an indirection table: output rows [r0, r1), T tap pointers per row. Channels go in blocks of up to
-// four vectors per pass over the taps (C = 16, 24, 48, ... take one pass with 2, 3, ... accumulators instead of one
-// pass per vector), the accumulators in registers; the channels past the last full vector in narrower vectors
-// (C = 24, 40, 72, ... with 16-wide vectors: 8 left), then one at a time.
+// The full channel vectors of P pixels: blocks of up to four vectors per pass over the taps (C = 16, 24, 48, ... take
+// one pass with 2, 3, ... accumulators instead of one pass per vector), the accumulators in registers. Returns the
+// first channel left.
+template <typename VT, int P>
+inline __attribute__((always_inline)) int64_t dwi_vectors(const DwiArgs& a, const float* const* const (&xt)[P],
+                                                          float* const (&out)[P], const VT& lov, const VT& hiv) {
+  constexpr int64_t W = sizeof(VT) / sizeof(float);
+  const int64_t cv = a.C / W * W;
+  int64_t c = 0;
+  for (; c + 4 * W <= cv; c += 4 * W) dwi_block<VT, 4, P>(a, xt, out, c, lov, hiv);
+  switch ((cv - c) / W) {
+    case 3: dwi_block<VT, 3, P>(a, xt, out, c, lov, hiv); break;
+    case 2: dwi_block<VT, 2, P>(a, xt, out, c, lov, hiv); break;
+    case 1: dwi_block<VT, 1, P>(a, xt, out, c, lov, hiv); break;
+    default: break;
+  }
+  return cv;
+}
+
+// Depthwise over an indirection table: output rows [r0, r1), T tap pointers per row; pixels two at a time through
+// the full channel vectors, then per pixel the channels past the last full vector in narrower vectors (C = 24, 40,
+// 72, ... with 16-wide vectors: 8 left), then one at a time.
 template <typename VT>
 inline __attribute__((always_inline)) void dwi_rows(const DwiArgs& a, int64_t r0, int64_t r1) {
   constexpr int64_t W = sizeof(VT) / sizeof(float);
-  const int64_t C = a.C, cv = C / W * W;
+  const int64_t C = a.C;
   const VT lov = VT{} + a.lo, hiv = VT{} + a.hi;
-  for (int64_t m = r0; m < r1; ++m) {
-    const float* const* xt = a.taps + m * a.T;
-    float* out = a.y + m * C;
-    int64_t c = 0;
-    for (; c + 4 * W <= cv; c += 4 * W) dwi_block<VT, 4>(a, xt, out, c, lov, hiv);
-    switch ((cv - c) / W) {
-      case 3: dwi_block<VT, 3>(a, xt, out, c, lov, hiv); break;
-      case 2: dwi_block<VT, 2>(a, xt, out, c, lov, hiv); break;
-      case 1: dwi_block<VT, 1>(a, xt, out, c, lov, hiv); break;
-      default: break;
+  int64_t m = r0;
+  if constexpr (W >= 16) {  // 32 vector registers: 4 pixels x 4 vectors of accumulators
+    for (; m + 4 <= r1; m += 4) {
+      const float* const* const xt[4] = {a.taps + m * a.T, a.taps + (m + 1) * a.T, a.taps + (m + 2) * a.T,
+                                         a.taps + (m + 3) * a.T};
+      float* const out[4] = {a.y + m * C, a.y + (m + 1) * C, a.y + (m + 2) * C, a.y + (m + 3) * C};
+      dwi_vectors<VT, 4>(a, xt, out, lov, hiv);
     }
-    c = cv;
+  }
+  for (; m + 2 <= r1; m += 2) {
+    const float* const* const xt[2] = {a.taps + m * a.T, a.taps + (m + 1) * a.T};
+    float* const out[2] = {a.y + m * C, a.y + (m + 1) * C};
+    dwi_vectors<VT, 2>(a, xt, out, lov, hiv);
+  }
+  for (int64_t row = r0; row < r1; ++row) {
+    const float* const* const xt[1] = {a.taps + row * a.T};
+    float* const out[1] = {a.y + row * C};
+    int64_t c = C / W * W;
+    if (row >= m) c = dwi_vectors<VT, 1>(a, xt, out, lov, hiv);  // the odd last pixel
     if constexpr (W >= 16) {
       if (C - c >= 8) {
         dwi_block<v8f, 1>(a, xt, out, c, v8f{} + a.lo, v8f{} + a.hi);
@@ -935,10 +973,10 @@ inline __attribute__((always_inline)) void dwi_rows(const DwiArgs& a, int64_t r0
     }
     for (; c < C; ++c) {
       float acc = a.bias ? a.bias[c] : 0.f;
-      for (int64_t t = 0; t < a.T; ++t) acc += xt[t][c] * a.w[t * C + c];
+      for (int64_t t = 0; t < a.T; ++t) acc += xt[0][t][c] * a.w[t * C + c];
       if (a.requant) acc *= a.requant[c];
       acc = std::min(std::max(acc, a.lo), a.hi);
-      out[c] = a.requant ? (acc + 12582912.f) - 12582912.f : acc;
+      out[0][c] = a.requant ? (acc + 12582912.f) - 12582912.f : acc;
     }
   }
 }
