@@ -123,6 +123,8 @@ struct Node {
   bool elided_concat = false;
   int into = -1;
   int64_t out_offset = 0, out_stride = 0;
+  // A convolution that reads its input in NCHW (the transpose to NHWC before it not run; absorb_input_transposes).
+  bool nchw_input = false;
   std::vector<etk::PackedB> packed;  // weights (+ bias) packed at init, one per group (constant filter and bias)
   std::vector<float> scratch;        // per-call work buffer (padded input, transposed convolution columns)
   std::vector<const float*> table;   // convolution segment pointers, valid for table_key (input address, shapes)
@@ -176,6 +178,11 @@ Error prepare_graph(Graph& g);
 // Infers every node's output shape from the given input shapes (shapes must hold the constants' and external
 // inputs' shapes); with `compute` also runs the kernels (ptrs must hold the inputs' data).
 Error run_graph(Graph& g, bool compute);
+
+// Convolutions that copy their input into a padded buffer anyway (few input channels: an image stem) and read it
+// through a NCHW -> NHWC transpose nothing else reads: they copy from the NCHW tensor, and the transpose is not run
+// (nodes/gemm.cpp; at prepare, before the quantization plan).
+void absorb_input_transposes(Graph& g);
 
 // Quantized graphs (quant.cpp). Copies `nbytes` bytes of constant `index` (of the payload's constant data) into
 // `out`, with the loader's checks and messages.

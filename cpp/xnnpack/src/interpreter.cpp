@@ -397,6 +397,7 @@ void elide_concats(Graph& g) {
 Error prepare_graph(Graph& g) {
   elide_layout_round_trips(g);
   depthwise_multiplier_to_conv(g);
+  absorb_input_transposes(g);
   ET_CHECK_OK_OR_RETURN_ERROR(plan_quantized(g));
   // Static checks with the serialized shapes, buffer slots, and weight packing.
   g.shapes.assign(g.values.size(), Shape());

@@ -8,6 +8,7 @@
 #include "common.h"
 #include "gemm.h"
 #include "qgemm.h"
+#include "transpose.h"
 
 namespace etxnn {
 namespace {
@@ -200,10 +201,17 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
     const int64_t HP = H + n.pad_t + n.pad_b, WP = W + n.pad_l + n.pad_r;
     std::vector<float>& xp = n.scratch;
     if (xp.size() != static_cast<size_t>(N * HP * WP * C)) xp.assign(static_cast<size_t>(N * HP * WP * C), 0.f);
-    for (int64_t b = 0; b < N; ++b)
-      for (int64_t iy = 0; iy < H; ++iy)
-        std::memcpy(xp.data() + ((b * HP + iy + n.pad_t) * WP + n.pad_l) * C, x + (b * H + iy) * W * C,
-                    static_cast<size_t>(W * C) * sizeof(float));
+    parallel_rows(N * H, W * C, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t b = r / H, iy = r % H;
+        float* row = xp.data() + ((b * HP + iy + n.pad_t) * WP + n.pad_l) * C;
+        if (n.nchw_input) {  // x is [N, C, H, W]: row iy of each channel, interleaved
+          etk::transpose_2d(x + (b * C * H + iy) * W, C, W, H * W, row, C);
+        } else {
+          std::memcpy(row, x + (b * H + iy) * W * C, static_cast<size_t>(W * C) * sizeof(float));
+        }
+      }
+    });
     const ConvRows r{xp.data(), HP, WP, C, OH, OW, KH, 1, n.sh, n.sw, n.dh, 1, 0, 0, 0, KW * C};
     ensure_conv_table(n, r, M, 1);
     if (n.qb.N > 0) etk::convert_activations(xp.data(), N * HP * WP * C, n.qb, &n.qact);
@@ -429,8 +437,15 @@ Error read_conv(const NodeReader& r, const schema::Node& xn, Node& n) {
   return Error::Ok;
 }
 
-Error infer_conv(const Graph& g, const Node& n, Shape* out) {
+// A convolution's input shape as NHWC (an NCHW input, nchw_input, seen through its transpose).
+Shape conv_input_shape(const Graph& g, const Node& n) {
   const Shape& a = g.shapes[n.in[0]];
+  if (!n.nchw_input || a.size() != 4) return a;
+  return {a[0], a[2], a[3], a[1]};
+}
+
+Error infer_conv(const Graph& g, const Node& n, Shape* out) {
+  const Shape a = conv_input_shape(g, n);
   const Shape& w = g.shapes[n.in[1]];
   if (a.size() != 4 || w.size() != 4) return node_fail(n, "needs a 4-D NHWC input and a 4-D filter, got", a, w);
   if (n.kh == 0 || n.kw == 0 || n.sh == 0 || n.sw == 0 || n.dh == 0 || n.dw == 0 || n.groups == 0 || n.gic == 0 ||
@@ -475,7 +490,7 @@ Error infer_conv(const Graph& g, const Node& n, Shape* out) {
 Error run_conv2d(Graph& g, Node& n, const Shape& so, float* y) {
   std::vector<etk::PackedB> tmp;
   if (n.qb.N > 0) tmp.resize(1);  // on the int8 GEMM: no fp32 weights
-  conv2d(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], n.qb.N > 0 ? tmp : weights_of(g, n, &tmp), so, y);
+  conv2d(n, conv_input_shape(g, n), g.ptrs[n.in[0]], n.qb.N > 0 ? tmp : weights_of(g, n, &tmp), so, y);
   return Error::Ok;
 }
 
@@ -537,5 +552,40 @@ constexpr NodeKindDef kKinds[] = {
 }  // namespace
 
 NodeKindList gemm_node_kinds() { return {kKinds, std::size(kKinds)}; }
+
+void absorb_input_transposes(Graph& g) {
+  std::vector<int> readers(g.values.size(), 0), producer(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    for (int k = 0; k < n.nin; ++k)
+      if (n.in[k] >= 0) ++readers[static_cast<size_t>(n.in[k])];
+    if (n.out >= 0) producer[static_cast<size_t>(n.out)] = static_cast<int>(i);
+  }
+  auto plain = [&](int v) { return v >= 0 && g.values[static_cast<size_t>(v)].q.kind == QKind::kNone; };
+  std::vector<bool> drop(g.nodes.size(), false);
+  for (Node& c : g.nodes) {
+    if (c.kind != NodeKind::Conv2d || c.nin < 1 || !uses_padded_rows(c) || !plain(c.out)) continue;
+    const int v = c.in[0];
+    const Value& val = g.values[static_cast<size_t>(v)];
+    if (!plain(v) || readers[static_cast<size_t>(v)] != 1 || val.is_output || val.external_id >= 0 ||
+        producer[static_cast<size_t>(v)] < 0)
+      continue;
+    const size_t ti = static_cast<size_t>(producer[static_cast<size_t>(v)]);
+    const Node& t = g.nodes[ti];
+    const std::vector<uint32_t> to_nhwc{0, 2, 3, 1};
+    if (t.kind != NodeKind::StaticTranspose || t.nin != 1 || t.has_min_max || t.v1 != to_nhwc || !plain(t.in[0]))
+      continue;
+    c.in[0] = t.in[0];
+    c.nchw_input = true;
+    drop[ti] = true;
+  }
+  size_t w = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (drop[i]) continue;
+    if (w != i) g.nodes[w] = std::move(g.nodes[i]);
+    ++w;
+  }
+  g.nodes.resize(w);
+}
 
 }  // namespace etxnn
