@@ -90,7 +90,9 @@ struct Value {
 //             integer arithmetic (run_integer_node instead of the fp32 kernel).
 //   kDynamicGemm  a fully connected node on a dynamically quantized input with per-channel int8 / int4 weights
 //             (qd8 x qc8w, fp32 out) on the int8 GEMM.
-enum class QMode : uint8_t { kNone, kRequant, kPassthrough, kGeneric, kInteger, kDynamicGemm };
+//   kOnePass  a Clamp or Convert between per-tensor quantized (or fp32) values with different parameters: kGeneric's
+//             dequantize, operation and quantize in one pass over the elements (run_one_pass; the same arithmetic).
+enum class QMode : uint8_t { kNone, kRequant, kPassthrough, kGeneric, kInteger, kDynamicGemm, kOnePass };
 
 struct Node {
   NodeKind kind = NodeKind::NONE;
@@ -215,6 +217,8 @@ Error run_qgemm(Graph& g, const Node& n, float* y);
 Error run_qb4(Graph& g, const Node& n, float* y);
 // A kInteger node's output (its own kernels).
 Error run_integer_node(Graph& g, const Node& n, float* y, int64_t total);
+// A kOnePass node's output.
+Error run_one_pass(Graph& g, const Node& n, float* y, int64_t total);
 
 // Executes the graph on the DelegateCall's args (inputs and outputs by external id).
 Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EValue*> args);

@@ -60,6 +60,7 @@ Error run_node(Graph& g, const NodeKindDef& def, Node& n, const Shape& so, float
   if (n.qb.N > 0 && n.kind == NodeKind::FullyConnected) return run_qgemm(g, n, y);  // convolutions: in their kernel
   if (n.qb4.N > 0) return run_qb4(g, n, y);
   if (n.qmode == QMode::kInteger) return run_integer_node(g, n, y, total);
+  if (n.qmode == QMode::kOnePass) return run_one_pass(g, n, y, total);
   return def.run(g, n, so, y);
 }
 

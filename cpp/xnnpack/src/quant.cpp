@@ -530,6 +530,12 @@ Error plan_quantized(Graph& g) {
       continue;
     }
     n.qmode = QMode::kGeneric;
+    const QKind xk = g.values[static_cast<size_t>(n.in[0])].q.kind;
+    if ((n.kind == NodeKind::Clamp || n.kind == NodeKind::Convert) && n.nin == 1 &&
+        (xk == QKind::kNone || xk == QKind::kStatic) && (y.q.kind == QKind::kNone || y.q.kind == QKind::kStatic)) {
+      n.qmode = QMode::kOnePass;
+      continue;
+    }
     if (y.q.kind == QKind::kChannel) {
       return ETXNN_FAIL(Error::NotSupported, "node %u (%s) writes a per-channel quantized value", n.index,
                         node_name(n.kind));
@@ -635,9 +641,31 @@ void requantize_output(const Node& n, float* y, int64_t total) {
   });
 }
 
+Error run_one_pass(Graph& g, const Node& n, float* y, int64_t total) {
+  const Quant& xq = g.values[static_cast<size_t>(n.in[0])].q;
+  const Quant& q = g.values[static_cast<size_t>(n.out)].q;
+  const float* x = g.ptrs[static_cast<size_t>(n.in[0])];
+  // kGeneric's steps per element: dequantize (quant_inputs), the node's kernel (run_clamp, run_copy), quantize
+  // (quant_output: XNNPACK's convert rounding, or its reference kernels').
+  const float in_scale = xq.kind == QKind::kStatic ? xq.scale : 1.f;
+  const bool convert = n.kind == NodeKind::Convert, quantized = q.kind == QKind::kStatic;
+  const bool clamp = !convert || n.has_min_max;  // a Convert's output range (apply_output_range after run_copy)
+  const float lo = n.out_min, hi = n.out_max;
+  const float inv = quantized ? 1.f / q.scale : 1.f, zp = quantized ? static_cast<float>(q.zero_point) : 0.f;
+  const float qlo = quantized ? static_cast<float>(q.qmin) - (convert ? zp : 0.f) : 0.f;
+  const float qhi = quantized ? static_cast<float>(q.qmax) - (convert ? zp : 0.f) : 0.f;
+  unary_par(x, y, total, [=](float v) {
+    float d = v * in_scale;
+    if (clamp) d = clampf(d, lo, hi);  // keeps NaN, as run_clamp
+    if (!quantized) return d;
+    return convert ? round_even(clampf(d * inv, qlo, qhi)) : round_even(clampf(d * inv + zp, qlo, qhi)) - zp;
+  });
+  return Error::Ok;
+}
+
 void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
   if (n.qmode == QMode::kNone || n.qmode == QMode::kPassthrough || n.qmode == QMode::kInteger ||
-      n.qmode == QMode::kDynamicGemm)
+      n.qmode == QMode::kDynamicGemm || n.qmode == QMode::kOnePass)
     return;
   if (n.qmode == QMode::kRequant) {
     // The int8 GEMM and the depthwise kernels requantize as they store.
