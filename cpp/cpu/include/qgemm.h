@@ -50,6 +50,7 @@ struct QActivations {
   int64_t n = 0;
   std::vector<uint8_t> bytes;  // n bytes, then padding (segments are copied 16 bytes at a time)
   uint8_t zero = 0;            // the byte of value 0 (the zero point), for segments outside [base, base + n)
+  std::vector<uint8_t> zeros;  // B.K bytes of `zero` (such segments read in place)
 };
 
 // Converts x[0 .. n) (integers with x + B.a_offset in [0, 255], as packed for) for qigemm with B. Only when

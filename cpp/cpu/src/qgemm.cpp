@@ -169,10 +169,21 @@ ETK_VNNI inline void store(__m512i acc, const Source& src, int64_t r, const Pack
   }
 }
 
-// Rows [m, m + mr) (u8 activations, Kp bytes each) times every panel, into C (rows from m).
-ETK_VNNI void block(const Source& src, int64_t m, const uint8_t* u, int64_t mr, const PackedQB& B, float lo, float hi,
-                    float* C, int64_t rsc) {
-  const int64_t Kp = B.Kp, groups = Kp / 4;
+// 4 activation bytes broadcast to every 32-bit lane.
+ETK_VNNI inline __m512i x4(const uint8_t* p) {
+  int32_t x;
+  std::memcpy(&x, p, 4);
+  return _mm512_set1_epi32(x);
+}
+
+// Rows [m, m + mr) times every panel, into C (rows from m). Row i's u8 activations: kTaps, T segments of G 4-byte
+// groups, segment t at a[i * T + t] (a convolution's taps read in place, T * G = Kp / 4); else dense rows of Kp
+// bytes from `dense` (G = Kp / 4).
+template <bool kTaps>
+ETK_VNNI void block(const Source& src, int64_t m, const uint8_t* dense, const uint8_t* const* a, int64_t taps,
+                    int64_t G, int64_t mr, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
+  const int64_t Kp = B.Kp, T = kTaps ? taps : 1;  // dense rows: one segment, known when compiled
+  auto seg = [&](int64_t i, int64_t t) { return kTaps ? a[i * T + t] : dense + i * Kp; };
   auto mask_of = [&](int64_t j) { return static_cast<__mmask16>((1u << std::min<int64_t>(kNr, B.N - j)) - 1u); };
   int64_t j0 = 0;
   // Two panels at a time: each broadcast of 4 activation bytes feeds two vpdpbusd (4 rows x 32 columns).
@@ -182,25 +193,22 @@ ETK_VNNI void block(const Source& src, int64_t m, const uint8_t* u, int64_t mr, 
     const __mmask16 m0 = mask_of(j0), m1 = mask_of(j0 + kNr);
     int64_t i = 0;
     for (; i + 4 <= mr; i += 4) {
-      const uint8_t* u0 = u + i * Kp;
       __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-      for (int64_t g = 0; g < groups; ++g) {
-        const __m512i w0 = _mm512_loadu_si512(p0 + g * kNr * 4), w1 = _mm512_loadu_si512(p1 + g * kNr * 4);
-        int32_t x0, x1, x2, x3;
-        std::memcpy(&x0, u0 + g * 4, 4);
-        std::memcpy(&x1, u0 + Kp + g * 4, 4);
-        std::memcpy(&x2, u0 + 2 * Kp + g * 4, 4);
-        std::memcpy(&x3, u0 + 3 * Kp + g * 4, 4);
-        const __m512i v0 = _mm512_set1_epi32(x0), v1 = _mm512_set1_epi32(x1), v2 = _mm512_set1_epi32(x2),
-                      v3 = _mm512_set1_epi32(x3);
-        a0 = _mm512_dpbusd_epi32(a0, v0, w0);
-        b0 = _mm512_dpbusd_epi32(b0, v0, w1);
-        a1 = _mm512_dpbusd_epi32(a1, v1, w0);
-        b1 = _mm512_dpbusd_epi32(b1, v1, w1);
-        a2 = _mm512_dpbusd_epi32(a2, v2, w0);
-        b2 = _mm512_dpbusd_epi32(b2, v2, w1);
-        a3 = _mm512_dpbusd_epi32(a3, v3, w0);
-        b3 = _mm512_dpbusd_epi32(b3, v3, w1);
+      const int8_t *w0p = p0, *w1p = p1;
+      for (int64_t t = 0; t < T; ++t) {
+        const uint8_t *u0 = seg(i, t), *u1 = seg(i + 1, t), *u2 = seg(i + 2, t), *u3 = seg(i + 3, t);
+        for (int64_t g = 0; g < G; ++g, w0p += kNr * 4, w1p += kNr * 4) {
+          const __m512i w0 = _mm512_loadu_si512(w0p), w1 = _mm512_loadu_si512(w1p);
+          const __m512i v0 = x4(u0 + g * 4), v1 = x4(u1 + g * 4), v2 = x4(u2 + g * 4), v3 = x4(u3 + g * 4);
+          a0 = _mm512_dpbusd_epi32(a0, v0, w0);
+          b0 = _mm512_dpbusd_epi32(b0, v0, w1);
+          a1 = _mm512_dpbusd_epi32(a1, v1, w0);
+          b1 = _mm512_dpbusd_epi32(b1, v1, w1);
+          a2 = _mm512_dpbusd_epi32(a2, v2, w0);
+          b2 = _mm512_dpbusd_epi32(b2, v2, w1);
+          a3 = _mm512_dpbusd_epi32(a3, v3, w0);
+          b3 = _mm512_dpbusd_epi32(b3, v3, w1);
+        }
       }
       const __m512i acc0[4] = {a0, a1, a2, a3}, acc1[4] = {b0, b1, b2, b3};
       for (int r = 0; r < 4; ++r) {
@@ -210,17 +218,18 @@ ETK_VNNI void block(const Source& src, int64_t m, const uint8_t* u, int64_t mr, 
       }
     }
     for (; i < mr; ++i) {
-      const uint8_t* ui = u + i * Kp;
-      __m512i a = _mm512_setzero_si512(), b = a;
-      for (int64_t g = 0; g < groups; ++g) {
-        int32_t x;
-        std::memcpy(&x, ui + g * 4, 4);
-        const __m512i v = _mm512_set1_epi32(x);
-        a = _mm512_dpbusd_epi32(a, v, _mm512_loadu_si512(p0 + g * kNr * 4));
-        b = _mm512_dpbusd_epi32(b, v, _mm512_loadu_si512(p1 + g * kNr * 4));
+      __m512i x = _mm512_setzero_si512(), y = x;
+      const int8_t *w0p = p0, *w1p = p1;
+      for (int64_t t = 0; t < T; ++t) {
+        const uint8_t* ui = seg(i, t);
+        for (int64_t g = 0; g < G; ++g, w0p += kNr * 4, w1p += kNr * 4) {
+          const __m512i v = x4(ui + g * 4);
+          x = _mm512_dpbusd_epi32(x, v, _mm512_loadu_si512(w0p));
+          y = _mm512_dpbusd_epi32(y, v, _mm512_loadu_si512(w1p));
+        }
       }
-      store(a, src, m + i, B, j0, lo, hi, C + i * rsc + j0, m0);
-      store(b, src, m + i, B, j0 + kNr, lo, hi, C + i * rsc + j0 + kNr, m1);
+      store(x, src, m + i, B, j0, lo, hi, C + i * rsc + j0, m0);
+      store(y, src, m + i, B, j0 + kNr, lo, hi, C + i * rsc + j0 + kNr, m1);
     }
   }
   // The last panel alone.
@@ -229,19 +238,17 @@ ETK_VNNI void block(const Source& src, int64_t m, const uint8_t* u, int64_t mr, 
     const __mmask16 mask = mask_of(j0);
     int64_t i = 0;
     for (; i + 4 <= mr; i += 4) {
-      const uint8_t* u0 = u + i * Kp;
       __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-      for (int64_t g = 0; g < groups; ++g) {
-        const __m512i b = _mm512_loadu_si512(panel + g * kNr * 4);
-        int32_t x0, x1, x2, x3;
-        std::memcpy(&x0, u0 + g * 4, 4);
-        std::memcpy(&x1, u0 + Kp + g * 4, 4);
-        std::memcpy(&x2, u0 + 2 * Kp + g * 4, 4);
-        std::memcpy(&x3, u0 + 3 * Kp + g * 4, 4);
-        a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32(x0), b);
-        a1 = _mm512_dpbusd_epi32(a1, _mm512_set1_epi32(x1), b);
-        a2 = _mm512_dpbusd_epi32(a2, _mm512_set1_epi32(x2), b);
-        a3 = _mm512_dpbusd_epi32(a3, _mm512_set1_epi32(x3), b);
+      const int8_t* wp = panel;
+      for (int64_t t = 0; t < T; ++t) {
+        const uint8_t *u0 = seg(i, t), *u1 = seg(i + 1, t), *u2 = seg(i + 2, t), *u3 = seg(i + 3, t);
+        for (int64_t g = 0; g < G; ++g, wp += kNr * 4) {
+          const __m512i b = _mm512_loadu_si512(wp);
+          a0 = _mm512_dpbusd_epi32(a0, x4(u0 + g * 4), b);
+          a1 = _mm512_dpbusd_epi32(a1, x4(u1 + g * 4), b);
+          a2 = _mm512_dpbusd_epi32(a2, x4(u2 + g * 4), b);
+          a3 = _mm512_dpbusd_epi32(a3, x4(u3 + g * 4), b);
+        }
       }
       store(a0, src, m + i, B, j0, lo, hi, C + i * rsc + j0, mask);
       store(a1, src, m + i + 1, B, j0, lo, hi, C + (i + 1) * rsc + j0, mask);
@@ -249,14 +256,14 @@ ETK_VNNI void block(const Source& src, int64_t m, const uint8_t* u, int64_t mr, 
       store(a3, src, m + i + 3, B, j0, lo, hi, C + (i + 3) * rsc + j0, mask);
     }
     for (; i < mr; ++i) {
-      const uint8_t* ui = u + i * Kp;
-      __m512i a = _mm512_setzero_si512();
-      for (int64_t g = 0; g < groups; ++g) {
-        int32_t x;
-        std::memcpy(&x, ui + g * 4, 4);
-        a = _mm512_dpbusd_epi32(a, _mm512_set1_epi32(x), _mm512_loadu_si512(panel + g * kNr * 4));
+      __m512i x = _mm512_setzero_si512();
+      const int8_t* wp = panel;
+      for (int64_t t = 0; t < T; ++t) {
+        const uint8_t* ui = seg(i, t);
+        for (int64_t g = 0; g < G; ++g, wp += kNr * 4)
+          x = _mm512_dpbusd_epi32(x, x4(ui + g * 4), _mm512_loadu_si512(wp));
       }
-      store(a, src, m + i, B, j0, lo, hi, C + i * rsc + j0, mask);
+      store(x, src, m + i, B, j0, lo, hi, C + i * rsc + j0, mask);
     }
   }
 }
@@ -265,14 +272,30 @@ ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B,
                    int64_t rsc) {
   thread_local std::vector<uint8_t> u_tls;
   thread_local std::vector<const float*> scratch_tls;
+  thread_local std::vector<const uint8_t*> taps_tls;
   std::vector<uint8_t>& u = u_tls;  // one thread-local lookup (a call in a shared library), not one per use
   std::vector<const float*>& scratch = scratch_tls;
   if (u.size() < static_cast<size_t>(kRows * B.Kp + kCopy)) u.resize(static_cast<size_t>(kRows * B.Kp + kCopy));
   if (src.segments != nullptr && scratch.size() < static_cast<size_t>(kRows * src.T))
     scratch.resize(static_cast<size_t>(kRows * src.T));
+  // Pre-converted taps of whole 4-byte groups are read in place: no row copy.
+  const bool in_place = src.segments != nullptr && src.act != nullptr && src.L % 4 == 0;
+  const int64_t T = in_place ? src.T : 1, G = in_place ? src.L / 4 : B.Kp / 4;
+  std::vector<const uint8_t*>& taps = taps_tls;
+  if (in_place && taps.size() < static_cast<size_t>(kRows * T)) taps.resize(static_cast<size_t>(kRows * T));
   for (int64_t m = m0; m < m1; m += kRows) {
     const int64_t mr = std::min(kRows, m1 - m);
     const float* const* seg = src.segments ? src.segments(src.ctx, m, mr, scratch.data()) : nullptr;
+    if (in_place) {
+      const QActivations& a = *src.act;
+      const auto lo_p = reinterpret_cast<uintptr_t>(a.base), hi_p = reinterpret_cast<uintptr_t>(a.base + a.n);
+      for (int64_t k = 0; k < mr * T; ++k) {
+        const auto p = reinterpret_cast<uintptr_t>(seg[k]);
+        taps[static_cast<size_t>(k)] = p >= lo_p && p < hi_p ? a.bytes.data() + (seg[k] - a.base) : a.zeros.data();
+      }
+      block<true>(src, m, nullptr, taps.data(), T, G, mr, B, lo, hi, C + m * rsc, rsc);
+      continue;
+    }
     for (int64_t i = 0; i < mr; ++i) {
       uint8_t* d = u.data() + i * B.Kp;
       const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
@@ -285,7 +308,7 @@ ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B,
       }
       if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
     }
-    block(src, m, u.data(), mr, B, lo, hi, C + m * rsc, rsc);
+    block<false>(src, m, u.data(), nullptr, 1, G, mr, B, lo, hi, C + m * rsc, rsc);
   }
 }
 
@@ -487,6 +510,7 @@ void convert_activations(const float* x, int64_t n, const PackedQB& B, QActivati
   const float zero = 0.f;
   to_u8(&zero, 1, B.a_offset, &out->zero);
   auto convert = [&](int64_t b, int64_t e) { to_u8(x + b, e - b, B.a_offset, out->bytes.data() + b); };
+  out->zeros.assign(static_cast<size_t>(B.K), out->zero);
 #else
   const float zero = 0.f;
   to_s8(&zero, 1, B.a_offset, reinterpret_cast<int8_t*>(&out->zero));
