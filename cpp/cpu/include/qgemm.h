@@ -51,11 +51,19 @@ struct QActivations {
   std::vector<uint8_t> bytes;  // n bytes, then padding (segments are copied 16 bytes at a time)
   uint8_t zero = 0;            // the byte of value 0 (the zero point), for segments outside [base, base + n)
   std::vector<uint8_t> zeros;  // B.K bytes of `zero` (such segments read in place)
+  // Optional, for a segment table that stays the same between calls (a convolution's): the bytes of each of its
+  // segments, from translate_taps; qigemm then reads them instead of translating the table itself.
+  std::vector<const uint8_t*> taps;
+  const uint8_t* taps_bytes = nullptr;  // bytes.data() when taps were translated
 };
 
 // Converts x[0 .. n) (integers with x + B.a_offset in [0, 255], as packed for) for qigemm with B. Only when
 // qgemm_available().
 void convert_activations(const float* x, int64_t n, const PackedQB& B, QActivations* out);
+
+// Translates `count` segment pointers (into out->base, or zeros outside it) to out->taps, after convert_activations;
+// the caller redoes it when the table changes or out->bytes moved (out->taps_bytes != out->bytes.data()).
+void translate_taps(const float* const* table, int64_t count, QActivations* out);
 
 // The same with row i of A the concatenation of T segments of L floats (K = T * L), given by `segments` as for
 // igemm (gemm.h): convolutions over their tap tables, padding taps pointing at zeros (the zero point). With `act`,

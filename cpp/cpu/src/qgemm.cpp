@@ -87,6 +87,15 @@ struct Source {
   const QActivations* act = nullptr;  // segments pre-converted (qigemm)
 };
 
+// Segment pointers (into a.base, else padding) as pointers to their converted bytes (or the zero point's).
+inline void translate(const QActivations& a, const float* const* seg, int64_t count, const uint8_t** out) {
+  const auto lo = reinterpret_cast<uintptr_t>(a.base), hi = reinterpret_cast<uintptr_t>(a.base + a.n);
+  for (int64_t k = 0; k < count; ++k) {
+    const auto p = reinterpret_cast<uintptr_t>(seg[k]);
+    out[k] = p >= lo && p < hi ? a.bytes.data() + (seg[k] - a.base) : a.zeros.data();
+  }
+}
+
 constexpr int64_t kCopy = 16;  // bytes per copy of a pre-converted segment (QActivations::bytes is padded by it)
 
 // Row i's segments from pre-converted bytes: L bytes each, consecutive segments that are consecutive in the tensor
@@ -288,12 +297,14 @@ ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B,
     const float* const* seg = src.segments ? src.segments(src.ctx, m, mr, scratch.data()) : nullptr;
     if (in_place) {
       const QActivations& a = *src.act;
-      const auto lo_p = reinterpret_cast<uintptr_t>(a.base), hi_p = reinterpret_cast<uintptr_t>(a.base + a.n);
-      for (int64_t k = 0; k < mr * T; ++k) {
-        const auto p = reinterpret_cast<uintptr_t>(seg[k]);
-        taps[static_cast<size_t>(k)] = p >= lo_p && p < hi_p ? a.bytes.data() + (seg[k] - a.base) : a.zeros.data();
+      const uint8_t* const* ta = nullptr;
+      if (a.taps_bytes == a.bytes.data() && static_cast<int64_t>(a.taps.size()) >= (m + mr) * T) {
+        ta = a.taps.data() + m * T;  // translated once for the whole table
+      } else {
+        translate(a, seg, mr * T, taps.data());
+        ta = taps.data();
       }
-      block<true>(src, m, nullptr, taps.data(), T, G, mr, B, lo, hi, C + m * rsc, rsc);
+      block<true>(src, m, nullptr, ta, T, G, mr, B, lo, hi, C + m * rsc, rsc);
       continue;
     }
     for (int64_t i = 0; i < mr; ++i) {
@@ -502,6 +513,12 @@ void qigemm(int64_t M, int64_t T, int64_t L, RowSegments segments, const void* c
   run(src, M, B, lo, hi, C, rsc, parallel);
 }
 
+void translate_taps(const float* const* table, int64_t count, QActivations* out) {
+  out->taps.resize(static_cast<size_t>(count));
+  translate(*out, table, count, out->taps.data());
+  out->taps_bytes = out->bytes.data();
+}
+
 void convert_activations(const float* x, int64_t n, const PackedQB& B, QActivations* out) {
   out->base = x;
   out->n = n;
@@ -534,6 +551,7 @@ void qgemm_dynamic(int64_t, const float*, int64_t, const float*, const float*, c
 void qigemm(int64_t, int64_t, int64_t, RowSegments, const void*, const PackedQB&, float, float, float*, int64_t, bool,
             const QActivations*) {}
 void convert_activations(const float*, int64_t, const PackedQB&, QActivations*) {}
+void translate_taps(const float* const*, int64_t, QActivations*) {}
 
 #endif
 

@@ -152,11 +152,19 @@ const float* const* conv_im2col(const void* ctx, int64_t m0, int64_t mr, const f
 
 // The segment tables of every group (one after the other), kept with the node between calls while the input
 // address and shapes stay the same (the delegate's buffers persist).
+// A quantized convolution on the int8 GEMM also keeps the table's segments as pointers to its input's converted
+// bytes (n.qact, converted first), redone when the table or the bytes' buffer changed.
 void ensure_conv_table(Node& n, const ConvRows& r, int64_t M, int64_t G) {
   const int64_t T = r.KH * r.KW;
   const int64_t key[] = {reinterpret_cast<int64_t>(r.x), r.H, r.W, r.C, r.OH, r.OW, M, r.gic, r.KW, G};
   constexpr size_t kKey = sizeof(key) / sizeof(key[0]);
-  if (n.table_key.size() == kKey && std::equal(n.table_key.begin(), n.table_key.end(), key)) return;
+  const bool same = n.table_key.size() == kKey && std::equal(n.table_key.begin(), n.table_key.end(), key);
+  if (n.qb.N > 0 && (!same || n.qact.taps_bytes != n.qact.bytes.data()) && n.qact.base == r.x) n.qact.taps.clear();
+  if (same) {
+    if (n.qb.N > 0 && n.qact.taps.empty() && n.qact.base == r.x)
+      etk::translate_taps(n.table.data(), G * M * T, &n.qact);
+    return;
+  }
   n.table_key.clear();
   n.table.resize(static_cast<size_t>(G * M * T));
   for (int64_t k = 0; k < G; ++k) {
@@ -165,6 +173,7 @@ void ensure_conv_table(Node& n, const ConvRows& r, int64_t M, int64_t G) {
     fill_segments(rk, 0, M, n.table.data() + k * M * T);
   }
   n.table_key.assign(key, key + kKey);
+  if (n.qb.N > 0 && n.qact.base == r.x) etk::translate_taps(n.table.data(), G * M * T, &n.qact);
 }
 
 // Runs group g (of G) of a convolution on the indirect GEMM, over its segment table (ensure_conv_table first) or,
@@ -213,14 +222,14 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
       }
     });
     const ConvRows r{xp.data(), HP, WP, C, OH, OW, KH, 1, n.sh, n.sw, n.dh, 1, 0, 0, 0, KW * C};
-    ensure_conv_table(n, r, M, 1);
     if (n.qb.N > 0) etk::convert_activations(xp.data(), N * HP * WP * C, n.qb, &n.qact);
+    ensure_conv_table(n, r, M, 1);
     conv_group(n, r, M, w[0], y, ldy, 0);
     return;
   }
   const ConvRows r0{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, 0, gic};
-  if (!pointwise && !uses_im2col(n)) ensure_conv_table(n, r0, M, G);
   if (n.qb.N > 0 && !pointwise && !uses_im2col(n)) etk::convert_activations(x, N * H * W * C, n.qb, &n.qact);
+  if (!pointwise && !uses_im2col(n)) ensure_conv_table(n, r0, M, G);
   const int64_t group_work = M * KH * KW * gic * goc;
   if (G > 1 && !pointwise && static_cast<double>(group_work) < etk::parallel_min_flops()) {
     // Many groups each too small for igemm to split (RegNet's group width 8): the groups themselves are spread
