@@ -473,10 +473,17 @@ inline __attribute__((always_inline)) void igemm_impl(const IgArgs& g, int64_t m
   }
   const PackedB& B = *g.B;
   const int64_t K = g.T * g.L;
-  for (int64_t m = m0; m < m1; m += MR) {
-    const int64_t mr = std::min<int64_t>(MR, m1 - m);
-    const float* const* rp = g.rows(g.ctx, m, mr, ptrs.get());
-    for (int64_t p = p0; p < p1; ++p) {
+  // Few rows (a late layer, a small batch): each weight panel once for all of them, instead of the whole B once per
+  // block of rows (B may be larger than the cache: a MobileNet's last 1x1 convolution to 1280 channels). (Plain
+  // loops: a lambda would not inherit this function's target ISA.)
+  const bool panel_outer = m1 - m0 <= 4 * MR;
+  const int64_t n_outer = panel_outer ? p1 - p0 : (m1 - m0 + MR - 1) / MR;
+  const int64_t n_inner = panel_outer ? (m1 - m0 + MR - 1) / MR : p1 - p0;
+  for (int64_t o = 0; o < n_outer; ++o) {
+    for (int64_t i = 0; i < n_inner; ++i) {
+      const int64_t m = m0 + (panel_outer ? i : o) * MR, p = p0 + (panel_outer ? o : i);
+      const int64_t mr = std::min<int64_t>(MR, m1 - m);
+      const float* const* rp = g.rows(g.ctx, m, mr, ptrs.get());
       const int64_t nr = std::min<int64_t>(NR, B.N - p * NR);
       const float* bp = B.data.data() + p * K * NR;
       float* cp = g.C + m * g.rsc + p * NR;
