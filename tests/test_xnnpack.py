@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from et_common import FIXTURES, MANIFEST, Case, damage_fixtures, fixture_cases, gtest_passed
+from et_common import BUILD_SDK, FIXTURES, MANIFEST, Case, built_program, damage_fixtures, fixture_cases, gtest_passed
 
 XNNPACK = fixture_cases("xnnpack")
 XNNPACK_FIXTURES = [fx["name"] for fx in MANIFEST["fixtures"] if "xnnpack" in fx["files"]]
@@ -80,6 +80,22 @@ def test_every_gemm_isa_path_matches_reference(
         assert proc.returncode == 0, proc.stderr
         for i, ref_path in enumerate(case.outputs):
             np.testing.assert_allclose(np.load(out / f"out{i}.npy"), np.load(ref_path), atol=case.atol, rtol=case.rtol)
+
+
+@pytest.mark.parametrize("isa", ["native", "avx2", "baseline"])
+def test_cpu_base_kernels_on_every_isa_path(release_build: Path, isa: str) -> None:
+    # The delegate's shared kernels against references, each ISA level's code: packed / indirect GEMM and depthwise
+    # (with the fused requantization), the int8 GEMMs, 2-D transposes (tiles, the 3-row interleave, the pool split)
+    # and sigmoid / SiLU (the AVX-512 path without a division, NaN, infinities, clamps).
+    env = dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal")
+    if isa != "native":
+        env["EXECUTORCH_GEMM_ISA"] = isa
+    exe = built_program(release_build, "executorch_kernels_test", BUILD_SDK)
+    filt = "--gtest_filter=*Gemm*:*Depthwise*:*Transpose*:*Sigmoid*"
+    if isa != "native":  # the int8 dot-product kernels skip below AVX-512 VNNI
+        filt += ":-*Int8*:*Int4Dynamic*"
+    proc = subprocess.run([str(exe), filt], capture_output=True, text=True, env=env, timeout=600)
+    assert gtest_passed(proc) >= 5
 
 
 def test_dynamic_batch_runs_every_batch_size(sdk: Path, tmp_path: Path, quiet_env: dict[str, str]) -> None:

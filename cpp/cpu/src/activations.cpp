@@ -29,7 +29,8 @@ void sigmoid_generic(const float* x, float* y, int64_t n, float lo, float hi, bo
 // e = exp(-|x|) (in (0, 1], never overflowing) with fast_expf's reduction and polynomial, 2^n applied by scalef;
 // sigmoid(x) = 1 / (1 + e) for x >= 0, e / (1 + e) below; the reciprocal is rcp14 plus one Newton step.
 __attribute__((target("avx512f"))) inline __m512 sigmoid16(__m512 v, bool times_x) {
-  const __m512 z = _mm512_max_ps(_mm512_set1_ps(-87.33f), _mm512_sub_ps(_mm512_setzero_ps(), _mm512_abs_ps(v)));
+  const __m512 zraw = _mm512_sub_ps(_mm512_setzero_ps(), _mm512_abs_ps(v));
+  const __m512 z = _mm512_max_ps(_mm512_set1_ps(-87.33f), zraw);
   const __m512 nf = _mm512_roundscale_ps(_mm512_mul_ps(z, _mm512_set1_ps(1.44269504088896341f)),
                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   const __m512 r =
@@ -41,7 +42,9 @@ __attribute__((target("avx512f"))) inline __m512 sigmoid16(__m512 v, bool times_
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
   p = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r), _mm512_set1_ps(1.f));
-  const __m512 e = _mm512_scalef_ps(p, nf);
+  // Below the range exp(z) is 0 (not exp(-87.33)): SiLU of a huge negative x is -0, as x / (1 + exp(-x)).
+  const __m512 e =
+      _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(zraw, _mm512_set1_ps(-87.33f), _CMP_GE_OQ), _mm512_scalef_ps(p, nf));
   const __m512 d = _mm512_add_ps(e, _mm512_set1_ps(1.f));
   __m512 rc = _mm512_rcp14_ps(d);
   rc = _mm512_mul_ps(rc, _mm512_fnmadd_ps(d, rc, _mm512_set1_ps(2.f)));

@@ -20,9 +20,11 @@
 
 #include <gtest/gtest.h>
 
+#include "activations.h"
 #include "gemm.h"
 #include "qb4gemm.h"
 #include "qgemm.h"
+#include "transpose.h"
 #include "gtest_support.h"
 
 using namespace executorch::runtime;
@@ -353,6 +355,95 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
     }
     EXPECT_LT(e1, 1e-4) << fmt("depthwise (direct) it %d", it);
     EXPECT_LT(e2, 1e-4) << fmt("depthwise (indirect) it %d", it);
+  }
+}
+
+TEST_F(Kernels, TransposeMatchesReference) {
+  std::mt19937 rng(11);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  // 3 rows into a dense output is the interleave (an NCHW image of 3 channels); 8+ rows the 8 x 8 tiles; 34000 floats
+  // are split over the pool.
+  const int64_t shapes[][2] = {{1, 1}, {3, 1},  {3, 15},   {3, 16},   {3, 47},    {3, 16384}, {2, 33},
+                               {8, 8}, {9, 17}, {16, 100}, {48, 100}, {17, 2000}, {5, 7}};
+  for (const auto& sh : shapes) {
+    for (int pad = 0; pad < 2; ++pad) {
+      const int64_t rows = sh[0], cols = sh[1], ldx = cols + pad * uni(1, 5), ldy = rows + pad * uni(1, 3);
+      std::vector<float> x(static_cast<size_t>(rows * ldx)), y(static_cast<size_t>(cols * ldy), -7.f);
+      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.5f - 3.f;
+      etk::transpose_2d(x.data(), rows, cols, ldx, y.data(), ldy);
+      int64_t wrong = 0;
+      for (int64_t c = 0; c < cols; ++c) {
+        for (int64_t r = 0; r < ldy; ++r) {
+          const float want = r < rows ? x[static_cast<size_t>(r * ldx + c)] : -7.f;  // the gaps stay untouched
+          wrong += y[static_cast<size_t>(c * ldy + r)] != want;
+        }
+      }
+      EXPECT_EQ(wrong, 0) << fmt("transpose %lldx%lld ldx %lld ldy %lld", static_cast<long long>(rows),
+                                 static_cast<long long>(cols), static_cast<long long>(ldx),
+                                 static_cast<long long>(ldy));
+    }
+  }
+}
+
+TEST_F(Kernels, SigmoidActivationMatchesReference) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> ud(-30.f, 30.f);
+  std::vector<float> x = {0.f,    -0.f,  1e-8f,  -1e-8f, 87.f,     -87.f,     -87.5f, 88.9f,
+                          -100.f, 200.f, -1e30f, 1e30f,  INFINITY, -INFINITY, NAN};
+  for (int i = 0; i < 500; ++i) x.push_back(ud(rng));
+  for (bool times_x : {false, true}) {
+    for (const float lo : {-INFINITY, -0.25f}) {
+      const float hi = lo == -INFINITY ? INFINITY : 5.f;
+      for (size_t n : {size_t{1}, size_t{15}, size_t{16}, size_t{17}, x.size()}) {
+        std::vector<float> y(n);
+        etk::sigmoid_activation(x.data(), y.data(), static_cast<int64_t>(n), lo, hi, times_x);
+        for (size_t i = 0; i < n; ++i) {
+          if (std::isnan(x[i])) {
+            EXPECT_TRUE(std::isnan(y[i])) << fmt("NaN in, %g out", static_cast<double>(y[i]));
+            continue;
+          }
+          const double s = 1.0 / (1.0 + std::exp(-static_cast<double>(x[i])));
+          const double v = times_x ? static_cast<double>(x[i]) * s : s;
+          if (std::isinf(x[i]) && times_x) continue;  // inf * 0 for -inf: either NaN or -inf, as libm's
+          const double want = std::min(std::max(v, static_cast<double>(lo)), static_cast<double>(hi));
+          EXPECT_LE(std::fabs(y[i] - want), 4e-7 * std::fabs(want) + 1e-30)
+              << fmt("%s(%g) = %.9g, want %.9g", times_x ? "silu" : "sigmoid", static_cast<double>(x[i]),
+                     static_cast<double>(y[i]), want);
+        }
+      }
+    }
+  }
+}
+
+TEST_F(Kernels, DepthwiseRequantizesLikeASecondPass) {
+  // Integer-valued inputs and weights (a quantized layer's centered values): the fused requantization must equal
+  // round_even(clamp(sum * requant[c], lo, hi)) exactly.
+  std::mt19937 rng(17);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int it = 0; it < 60; ++it) {
+    const int64_t M = uni(1, 13), T = uni(1, 9), C = uni(1, 70);
+    std::vector<float> x(static_cast<size_t>(M * T * C)), w(static_cast<size_t>(T * C)), b(static_cast<size_t>(C)),
+        r(static_cast<size_t>(C)), y(static_cast<size_t>(M * C));
+    for (auto& v : x) v = static_cast<float>(uni(-128, 127));
+    for (auto& v : w) v = static_cast<float>(uni(-127, 127));
+    for (auto& v : b) v = static_cast<float>(uni(-5000, 5000));
+    for (auto& v : r) v = std::ldexp(static_cast<float>(uni(1, 1 << 20)), -30) + 0.5f * (uni(0, 3) == 0);
+    std::vector<const float*> taps(static_cast<size_t>(M * T));
+    for (int64_t k = 0; k < M * T; ++k) taps[static_cast<size_t>(k)] = x.data() + k * C;
+    const float lo = -128.f - static_cast<float>(uni(0, 3)), hi = 127.f - static_cast<float>(uni(0, 3));
+    etk::dwconv_indirect(M, T, C, taps.data(), w.data(), b.data(), y.data(), lo, hi, uni(0, 1), r.data());
+    int64_t wrong = 0;
+    for (int64_t m = 0; m < M; ++m) {
+      for (int64_t c = 0; c < C; ++c) {
+        float acc = b[static_cast<size_t>(c)];
+        for (int64_t t = 0; t < T; ++t)
+          acc += taps[static_cast<size_t>(m * T + t)][c] * w[static_cast<size_t>(t * C + c)];
+        const float want = std::nearbyint(std::min(std::max(acc * r[static_cast<size_t>(c)], lo), hi));
+        wrong += y[static_cast<size_t>(m * C + c)] != want;
+      }
+    }
+    EXPECT_EQ(wrong, 0) << fmt("depthwise requant M %lld T %lld C %lld", static_cast<long long>(M),
+                               static_cast<long long>(T), static_cast<long long>(C));
   }
 }
 
