@@ -84,7 +84,9 @@ ETK_ISA_DISPATCH(pool_rows,
 
 void pool(const Node& n, const Shape& si, const float* x, const Shape& so, float* y) {
   const bool avg = n.kind != NodeKind::MaxPooling2d;
-  parallel_rows(si[0] * so[1], so[2] * n.kh * n.kw * si[3], [&](int64_t b, int64_t e) {
+  // Counted twice per tap: a pooling layer reads a window per output, and split it reads the input rows the layer
+  // before wrote on the same core (serial, half of them come from the other core's cache).
+  parallel_rows(si[0] * so[1], 2 * so[2] * n.kh * n.kw * si[3], [&](int64_t b, int64_t e) {
     if (avg) {
       pool_rows(n, si, x, so, y, true, b, e, [](auto& acc, const auto& v) { acc += v; });
     } else {
