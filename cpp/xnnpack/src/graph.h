@@ -181,6 +181,15 @@ Error prepare_graph(Graph& g);
 // inputs' shapes); with `compute` also runs the kernels (ptrs must hold the inputs' data).
 Error run_graph(Graph& g, bool compute);
 
+// Who reads and writes each value (the graph rewrites at prepare): readers[v] counts the node inputs naming v,
+// producer[v] is the node writing v (-1 for constants and graph inputs).
+struct ValueUse {
+  std::vector<int> readers, producer;
+};
+ValueUse value_use(const Graph& g);
+// Removes the nodes marked in `drop`, keeping the others' order.
+void remove_nodes(Graph& g, const std::vector<bool>& drop);
+
 // Convolutions that copy their input into a padded buffer anyway (few input channels: an image stem) and read it
 // through a NCHW -> NHWC transpose nothing else reads: they copy from the NCHW tensor, and the transpose is not run
 // (nodes/gemm.cpp; at prepare, before the quantization plan).

@@ -125,6 +125,27 @@ Error run_graph(Graph& g, bool do_compute) {
   return Error::Ok;
 }
 
+ValueUse value_use(const Graph& g) {
+  ValueUse u{std::vector<int>(g.values.size(), 0), std::vector<int>(g.values.size(), -1)};
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    for (int k = 0; k < n.nin; ++k)
+      if (n.in[k] >= 0) ++u.readers[static_cast<size_t>(n.in[k])];
+    if (n.out >= 0) u.producer[static_cast<size_t>(n.out)] = static_cast<int>(i);
+  }
+  return u;
+}
+
+void remove_nodes(Graph& g, const std::vector<bool>& drop) {
+  size_t w = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (drop[i]) continue;
+    if (w != i) g.nodes[w] = std::move(g.nodes[i]);
+    ++w;
+  }
+  g.nodes.resize(w);
+}
+
 namespace {
 
 // Gives every node output a buffer slot, reusing the slot of a value whose last reader has already run (best fit
@@ -216,10 +237,7 @@ void depthwise_multiplier_to_conv(Graph& g) {
 // Sigmoid(x) -> s read only by Multiply(x, s) (or (s, x)): the SiLU of EfficientNet-style networks, one pass
 // instead of two (and no buffer for s).
 void fuse_silu(Graph& g) {
-  std::vector<int> readers(g.values.size(), 0);
-  for (const Node& n : g.nodes)
-    for (int k = 0; k < n.nin; ++k)
-      if (n.in[k] >= 0) ++readers[static_cast<size_t>(n.in[k])];
+  const std::vector<int> readers = value_use(g).readers;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& sig = g.nodes[i];
     if (sig.kind != NodeKind::Sigmoid || sig.out < 0 || sig.nin != 1) continue;
@@ -273,13 +291,8 @@ bool elementwise_unary(NodeKind k) {
 // the chain reads.
 void elide_layout_round_trips(Graph& g) {
   const size_t nv = g.values.size();
-  std::vector<int> readers(nv, 0), producer(nv, -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    for (int k = 0; k < n.nin; ++k)
-      if (n.in[k] >= 0) ++readers[static_cast<size_t>(n.in[k])];
-    if (n.out >= 0) producer[static_cast<size_t>(n.out)] = static_cast<int>(i);
-  }
+  const ValueUse use = value_use(g);
+  const std::vector<int>&readers = use.readers, &producer = use.producer;
   auto plain = [&](int v) {
     const Value& val = g.values[static_cast<size_t>(v)];
     return val.q.kind == QKind::kNone && val.data == nullptr;
@@ -338,31 +351,21 @@ void elide_layout_round_trips(Graph& g) {
     }
   }
   if (std::none_of(drop.begin(), drop.end(), [](bool d) { return d; })) return;
-  size_t w = 0;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (drop[i]) continue;
-    Node& n = g.nodes[i];
+  for (Node& n : g.nodes) {
     for (int k = 0; k < n.nin; ++k)
       if (n.in[k] >= 0) n.in[k] = resolve(n.in[k]);
     if (n.filter >= 0) n.filter = resolve(n.filter);
     if (n.bias >= 0) n.bias = resolve(n.bias);
-    if (w != i) g.nodes[w] = std::move(n);
-    ++w;
   }
-  g.nodes.resize(w);
+  remove_nodes(g, drop);
 }
 
 // Concatenate(a, b, ...) along the channels (the last dim) of 4-D fp32 (or pass-through quantized) values that are
 // each the output of a convolution read by nothing else (SqueezeNet's fire modules, Inception-style branches): the
 // convolutions write their channels into the concatenation's buffer, rows out_stride apart, and no copy is made.
 void elide_concats(Graph& g) {
-  std::vector<int> readers(g.values.size(), 0), producer(g.values.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    for (int k = 0; k < n.nin; ++k)
-      if (n.in[k] >= 0) ++readers[static_cast<size_t>(n.in[k])];
-    if (n.out >= 0) producer[static_cast<size_t>(n.out)] = static_cast<int>(i);
-  }
+  const ValueUse use = value_use(g);
+  const std::vector<int>&readers = use.readers, &producer = use.producer;
   auto writes_strided = [&](int v) {
     const int p = producer[static_cast<size_t>(v)];
     if (p < 0 || readers[static_cast<size_t>(v)] != 1) return false;

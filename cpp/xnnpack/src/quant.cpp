@@ -409,12 +409,9 @@ bool plan_integer_node(Graph& g, Node& n) {
 // A Clamp on the only reader of a requantizing node's output narrows that node's own clamp instead (the two share
 // quantization parameters: the Clamp is a passthrough), as XNNPACK fuses activations into convolutions.
 void fuse_clamps(Graph& g) {
-  std::vector<int> readers(g.values.size(), 0), producer(g.values.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    for (int k = 0; k < n.nin; ++k) ++readers[static_cast<size_t>(n.in[k])];
-    producer[static_cast<size_t>(n.out)] = static_cast<int>(i);
-  }
+  ValueUse use = value_use(g);
+  const std::vector<int>& readers = use.readers;
+  std::vector<int>& producer = use.producer;
   std::vector<bool> drop(g.nodes.size(), false);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& c = g.nodes[i];
@@ -429,13 +426,7 @@ void fuse_clamps(Graph& g) {
     producer[static_cast<size_t>(c.out)] = producer[v];
     drop[i] = true;
   }
-  size_t w = 0;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (drop[i]) continue;
-    if (w != i) g.nodes[w] = std::move(g.nodes[i]);
-    ++w;
-  }
-  g.nodes.resize(w);
+  remove_nodes(g, drop);
 }
 
 // Fully connected layers and ungrouped convolutions (OHWI filters: the rows' (ky, kx, ic) order) with int8 weights
@@ -724,10 +715,7 @@ ETK_ISA_DISPATCH(qadd, (const float* a, const float* b, float* y, int64_t n, con
 }  // namespace
 
 void pack_blockwise_weights(Graph& g) {
-  std::vector<int> readers(g.values.size(), 0);
-  for (const Node& n : g.nodes)
-    for (int k = 0; k < n.nin; ++k)
-      if (n.in[k] >= 0) ++readers[static_cast<size_t>(n.in[k])];
+  const std::vector<int> readers = value_use(g).readers;
   for (Node& n : g.nodes) {
     if (n.kind != NodeKind::FullyConnected || n.filter < 0 || n.qb.N > 0 || (n.flags & kFlagTransposeWeights)) continue;
     Value& w = g.values[static_cast<size_t>(n.filter)];

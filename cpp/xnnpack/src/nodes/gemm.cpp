@@ -563,13 +563,8 @@ constexpr NodeKindDef kKinds[] = {
 NodeKindList gemm_node_kinds() { return {kKinds, std::size(kKinds)}; }
 
 void absorb_input_transposes(Graph& g) {
-  std::vector<int> readers(g.values.size(), 0), producer(g.values.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    for (int k = 0; k < n.nin; ++k)
-      if (n.in[k] >= 0) ++readers[static_cast<size_t>(n.in[k])];
-    if (n.out >= 0) producer[static_cast<size_t>(n.out)] = static_cast<int>(i);
-  }
+  const ValueUse use = value_use(g);
+  const std::vector<int>&readers = use.readers, &producer = use.producer;
   auto plain = [&](int v) { return v >= 0 && g.values[static_cast<size_t>(v)].q.kind == QKind::kNone; };
   std::vector<bool> drop(g.nodes.size(), false);
   for (Node& c : g.nodes) {
@@ -588,13 +583,7 @@ void absorb_input_transposes(Graph& g) {
     c.nchw_input = true;
     drop[ti] = true;
   }
-  size_t w = 0;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (drop[i]) continue;
-    if (w != i) g.nodes[w] = std::move(g.nodes[i]);
-    ++w;
-  }
-  g.nodes.resize(w);
+  remove_nodes(g, drop);
 }
 
 }  // namespace etxnn
