@@ -113,11 +113,10 @@ bool spin_until(Ready&& ready, std::chrono::microseconds budget) {
 // range one 64-bit word, `(lo << 32) | hi`. A thread claims units from the front of its own range (lo + 1) by
 // compare-and-swap; when its range is empty it steals from the back of the others' (hi - 1). Each thread counts the
 // units it ran down from `pending` once it finds nothing left to claim, and the caller returns as soon as every
-// unit has *finished*: it never waits for
-// a worker that has not started (one that is asleep, descheduled by the OS, or pinned to a core another process
-// keeps busy): it steals that worker's range, and the worker finds nothing left when it finally runs. The only wait
-// left is for a unit a worker claimed and is still running; parallel_for therefore cuts work into several units per
-// thread, so that what a late worker holds is small.
+// unit has *finished*: it never waits for a worker that has not started (one that is asleep, descheduled by the OS,
+// or pinned to a core another process keeps busy): it steals that worker's range, and the worker finds nothing left
+// when it finally runs. The only wait left is for a unit a worker claimed and is still running; parallel_for
+// therefore cuts work into several units per thread, so that what a late worker holds is small.
 //
 // Contiguous ranges keep data where it was made: consecutive layers split the same rows (output pixels) the same
 // way, so each thread mostly reads what it wrote into its own core's cache in the layer before, instead of pulling
