@@ -185,7 +185,7 @@ void conv_group(Node& n, const ConvRows& r, int64_t M, const etk::PackedB& B, fl
     if (uses_im2col(n)) {
       etk::qigemm(M, 1, T * r.gic, conv_im2col, &r, n.qb, n.qlo, n.qhi, yg, ldy, parallel);
     } else {
-      // The input converted to the GEMM's bytes once, instead of once per tap (conv2d's quantized_input).
+      // The input converted to the GEMM's bytes once (conv2d, n.qact), instead of once per tap.
       const CachedRows c{n.table.data(), T};
       etk::qigemm(M, T, r.gic, cached_segments, &c, n.qb, n.qlo, n.qhi, yg, ldy, parallel, &n.qact);
     }
