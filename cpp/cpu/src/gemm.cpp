@@ -24,6 +24,8 @@ namespace etk {
 namespace {
 
 constexpr int64_t KC = 256;
+// Widest block of B packed at once: KC x kMaxNC floats (1 MiB) stay in a core's L2 next to its packed A.
+constexpr int64_t kMaxNC = 1024;
 constexpr int64_t kSmallGemm = 16384;
 
 struct GemmArgs {
@@ -41,25 +43,34 @@ typedef float v4f __attribute__((vector_size(16)));
 typedef float v8f __attribute__((vector_size(32)));
 typedef float v16f __attribute__((vector_size(64)));
 
+// Rows [m0, m0 + mc) of A times alpha, columns [p0, p0 + kc): MR-tall panels, each [kc][MR] (short panels padded
+// with zeros).
 template <int MR>
 inline __attribute__((always_inline)) void pack_a(const GemmArgs& g, int64_t m0, int64_t mc, int64_t p0, int64_t kc,
                                                   float* dst) {
+  const float alpha = g.alpha;
   for (int64_t i0 = 0; i0 < mc; i0 += MR) {
     float* P = dst + i0 * kc;
     const int64_t mr = std::min<int64_t>(MR, mc - i0);
     if (mr == MR && g.csa == 1) {
       for (int i = 0; i < MR; ++i) {
         const float* a = g.A + (m0 + i0 + i) * g.rsa + p0;
-        for (int64_t k = 0; k < kc; ++k) P[k * MR + i] = a[k];
+        if (alpha == 1.f) {
+          for (int64_t k = 0; k < kc; ++k) P[k * MR + i] = a[k];
+        } else {
+          for (int64_t k = 0; k < kc; ++k) P[k * MR + i] = alpha * a[k];
+        }
       }
     } else {
       for (int64_t k = 0; k < kc; ++k) {
-        for (int i = 0; i < MR; ++i) P[k * MR + i] = i < mr ? g.A[(m0 + i0 + i) * g.rsa + (p0 + k) * g.csa] : 0.f;
+        for (int i = 0; i < MR; ++i)
+          P[k * MR + i] = i < mr ? alpha * g.A[(m0 + i0 + i) * g.rsa + (p0 + k) * g.csa] : 0.f;
       }
     }
   }
 }
 
+// Columns [n0, n0 + nc) of B, rows [p0, p0 + kc): NR-wide panels, each [kc][NR] (the last padded with zeros).
 template <int NR>
 inline __attribute__((always_inline)) void pack_b(const GemmArgs& g, int64_t n0, int64_t nc, int64_t p0, int64_t kc,
                                                   float* dst) {
@@ -87,10 +98,15 @@ inline __attribute__((always_inline)) void pack_b(const GemmArgs& g, int64_t n0,
   }
 }
 
+// One MR x NR tile of packed A times packed B over kc, kept in registers, then stored to c (row stride rsc, unit
+// column stride): c = acc when `overwrite`, else c = acc + cb * c.
 template <typename VT, int MR, int NV>
 inline __attribute__((always_inline)) void micro(int64_t kc, const float* __restrict Ap, const float* __restrict Bp,
-                                                 float* __restrict out) {
+                                                 float* __restrict c, int64_t rsc, bool overwrite, float cb) {
   constexpr int W = sizeof(VT) / sizeof(float);
+  // The C tile is read or written only after the k loop: fetch it now (it is often in L3 by then).
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV * W; j += 16) __builtin_prefetch(c + i * rsc + j, 1);
   VT acc[MR][NV];
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NV; ++j) acc[i][j] = VT{};
@@ -104,8 +120,18 @@ inline __attribute__((always_inline)) void micro(int64_t kc, const float* __rest
     Ap += MR;
     Bp += NV * W;
   }
-  for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NV; ++j) std::memcpy(out + i * NV * W + j * W, &acc[i][j], sizeof(VT));
+  for (int i = 0; i < MR; ++i) {
+    for (int j = 0; j < NV; ++j) {
+      float* d = c + i * rsc + j * W;
+      VT v = acc[i][j];
+      if (!overwrite) {
+        VT old;
+        std::memcpy(&old, d, sizeof(VT));
+        v += cb * old;
+      }
+      std::memcpy(d, &v, sizeof(VT));
+    }
+  }
 }
 
 #if defined(__aarch64__)
@@ -114,17 +140,18 @@ inline __attribute__((always_inline)) void micro(int64_t kc, const float* __rest
 // The same fused multiply-adds in the same k order as the generic kernel.
 template <>
 inline __attribute__((always_inline)) void micro<v4f, 8, 3>(int64_t kc, const float* __restrict Ap,
-                                                            const float* __restrict Bp, float* __restrict out) {
-  float32x4_t c[8][3];
+                                                            const float* __restrict Bp, float* __restrict c,
+                                                            int64_t rsc, bool overwrite, float cb) {
+  float32x4_t acc[8][3];
   for (int i = 0; i < 8; ++i)
-    for (int j = 0; j < 3; ++j) c[i][j] = vdupq_n_f32(0.f);
+    for (int j = 0; j < 3; ++j) acc[i][j] = vdupq_n_f32(0.f);
   for (int64_t k = 0; k < kc; ++k) {
     const float32x4_t b0 = vld1q_f32(Bp), b1 = vld1q_f32(Bp + 4), b2 = vld1q_f32(Bp + 8);
     const float32x4_t a0 = vld1q_f32(Ap), a1 = vld1q_f32(Ap + 4);
-#define ETK_NEON_ROW(i, a, lane)                   \
-  c[i][0] = vfmaq_laneq_f32(c[i][0], b0, a, lane); \
-  c[i][1] = vfmaq_laneq_f32(c[i][1], b1, a, lane); \
-  c[i][2] = vfmaq_laneq_f32(c[i][2], b2, a, lane)
+#define ETK_NEON_ROW(i, a, lane)                       \
+  acc[i][0] = vfmaq_laneq_f32(acc[i][0], b0, a, lane); \
+  acc[i][1] = vfmaq_laneq_f32(acc[i][1], b1, a, lane); \
+  acc[i][2] = vfmaq_laneq_f32(acc[i][2], b2, a, lane)
     ETK_NEON_ROW(0, a0, 0);
     ETK_NEON_ROW(1, a0, 1);
     ETK_NEON_ROW(2, a0, 2);
@@ -137,55 +164,43 @@ inline __attribute__((always_inline)) void micro<v4f, 8, 3>(int64_t kc, const fl
     Ap += 8;
     Bp += 12;
   }
-  for (int i = 0; i < 8; ++i)
-    for (int j = 0; j < 3; ++j) vst1q_f32(out + i * 12 + j * 4, c[i][j]);
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      float* d = c + i * rsc + j * 4;
+      vst1q_f32(d, overwrite ? acc[i][j] : vfmaq_n_f32(acc[i][j], vld1q_f32(d), cb));
+    }
+  }
 }
 #endif
 
-// One tile of C: rows [m0, m0 + mc), cols [n0, n0 + nc), all of K.
+// Rows [m0, m0 + mc) and columns [n0, n0 + nc) of C for the k-block [p0, p0 + kc), against `pb`, the packed B block
+// of that k-block whose first panel starts at column n0: packs A into `pa`, then runs the micro-kernel over every
+// tile, NR panel outer (it stays in L1) and MR panel inner (the packed A stays in L2). The first k-block applies
+// beta, the later ones accumulate.
 template <typename VT, int MR, int NV>
-inline __attribute__((always_inline)) void tile_impl(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc,
-                                                     float* packA, float* packB) {
+inline __attribute__((always_inline)) void block_impl(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc,
+                                                      int64_t p0, int64_t kc, const float* pb, float* pa) {
   constexpr int W = sizeof(VT) / sizeof(float);
   constexpr int NR = NV * W;
+  pack_a<MR>(g, m0, mc, p0, kc, pa);
+  const bool first = p0 == 0;
+  const bool overwrite = first && g.beta == 0.f;
+  const float cb = first ? g.beta : 1.f;
   alignas(64) float tmp[MR * NR];
-  for (int64_t p0 = 0; p0 < g.K; p0 += KC) {
-    const int64_t kc = std::min(KC, g.K - p0);
-    const bool first = p0 == 0;
-    pack_b<NR>(g, n0, nc, p0, kc, packB);
-    pack_a<MR>(g, m0, mc, p0, kc, packA);
-    for (int64_t j0 = 0; j0 < nc; j0 += NR) {
-      const int64_t nr = std::min<int64_t>(NR, nc - j0);
-      for (int64_t i0 = 0; i0 < mc; i0 += MR) {
-        const int64_t mr = std::min<int64_t>(MR, mc - i0);
-        micro<VT, MR, NV>(kc, packA + i0 * kc, packB + j0 * kc, tmp);
-        float* c = g.C + (m0 + i0) * g.rsc + (n0 + j0) * g.csc;
-        const float alpha = g.alpha;
-        if (g.csc == 1 && nr == NR) {
-          for (int64_t i = 0; i < mr; ++i) {
-            float* cr = c + i * g.rsc;
-            const float* t = tmp + i * NR;
-            if (!first) {
-              for (int j = 0; j < NR; ++j) cr[j] += alpha * t[j];
-            } else if (g.beta == 0.f) {
-              for (int j = 0; j < NR; ++j) cr[j] = alpha * t[j];
-            } else {
-              for (int j = 0; j < NR; ++j) cr[j] = alpha * t[j] + g.beta * cr[j];
-            }
-          }
-        } else {
-          for (int64_t i = 0; i < mr; ++i) {
-            for (int64_t j = 0; j < nr; ++j) {
-              float* cp = c + i * g.rsc + j * g.csc;
-              const float v = alpha * tmp[i * NR + j];
-              if (!first)
-                *cp += v;
-              else if (g.beta == 0.f)
-                *cp = v;
-              else
-                *cp = v + g.beta * *cp;
-            }
-          }
+  for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+    const int64_t nr = std::min<int64_t>(NR, nc - j0);
+    for (int64_t i0 = 0; i0 < mc; i0 += MR) {
+      const int64_t mr = std::min<int64_t>(MR, mc - i0);
+      float* c = g.C + (m0 + i0) * g.rsc + (n0 + j0) * g.csc;
+      if (g.csc == 1 && nr == NR && mr == MR) {
+        micro<VT, MR, NV>(kc, pa + i0 * kc, pb + j0 * kc, c, g.rsc, overwrite, cb);
+        continue;
+      }
+      micro<VT, MR, NV>(kc, pa + i0 * kc, pb + j0 * kc, tmp, NR, true, 0.f);
+      for (int64_t i = 0; i < mr; ++i) {
+        for (int64_t j = 0; j < nr; ++j) {
+          float* cp = c + i * g.rsc + j * g.csc;
+          *cp = overwrite ? tmp[i * NR + j] : tmp[i * NR + j] + cb * *cp;
         }
       }
     }
@@ -235,42 +250,45 @@ inline __attribute__((always_inline)) void small_impl(const GemmArgs& g) {
   }
 }
 
+using BlockFn = void (*)(const GemmArgs&, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, const float*, float*);
+using PackBFn = void (*)(const GemmArgs&, int64_t, int64_t, int64_t, int64_t, float*);
+
 struct Kernel {
   int mr, nr;
-  void (*tile)(const GemmArgs&, int64_t, int64_t, int64_t, int64_t, float*, float*);
+  BlockFn block;
+  PackBFn pack_b;
   void (*small)(const GemmArgs&);
 };
 
+// One block and one B packing function per micro-kernel shape, compiled for its ISA level.
+#define ETK_GEMM_KERNEL(name, target, VT, MR, NV)                                                                     \
+  target void block_##name(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc, int64_t p0, int64_t kc, \
+                           const float* pb, float* pa) {                                                              \
+    block_impl<VT, MR, NV>(g, m0, mc, n0, nc, p0, kc, pb, pa);                                                        \
+  }                                                                                                                   \
+  target void pack_b_##name(const GemmArgs& g, int64_t n0, int64_t nc, int64_t p0, int64_t kc, float* dst) {          \
+    pack_b<NV* static_cast<int>(sizeof(VT) / sizeof(float))>(g, n0, nc, p0, kc, dst);                                 \
+  }                                                                                                                   \
+  target void small_##name(const GemmArgs& g) { small_impl(g); }
+
 #if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("avx512f,avx2,fma"))) void tile_avx512(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0,
-                                                             int64_t nc, float* pa, float* pb) {
-  tile_impl<v16f, 8, 2>(g, m0, mc, n0, nc, pa, pb);
-}
-__attribute__((target("avx2,fma"))) void tile_avx2(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc,
-                                                   float* pa, float* pb) {
-  tile_impl<v8f, 6, 2>(g, m0, mc, n0, nc, pa, pb);
-}
-__attribute__((target("avx512f,avx2,fma"))) void small_avx512(const GemmArgs& g) { small_impl(g); }
-__attribute__((target("avx2,fma"))) void small_avx2(const GemmArgs& g) { small_impl(g); }
+ETK_GEMM_KERNEL(avx512, __attribute__((target("avx512f,avx2,fma"))), v16f, 12, 2)
+ETK_GEMM_KERNEL(avx2, __attribute__((target("avx2,fma"))), v8f, 6, 2)
 #endif
 #if defined(__aarch64__)
-void tile_neon(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc, float* pa, float* pb) {
-  tile_impl<v4f, 8, 3>(g, m0, mc, n0, nc, pa, pb);
-}
+ETK_GEMM_KERNEL(neon, , v4f, 8, 3)
 #endif
-void small_base(const GemmArgs& g) { small_impl(g); }
-void tile_base(const GemmArgs& g, int64_t m0, int64_t mc, int64_t n0, int64_t nc, float* pa, float* pb) {
-  tile_impl<v4f, 6, 2>(g, m0, mc, n0, nc, pa, pb);
-}
+ETK_GEMM_KERNEL(base, , v4f, 6, 2)
+#undef ETK_GEMM_KERNEL
 
 Kernel pick_kernel() {
 #if defined(__x86_64__) || defined(__i386__)
-  if (isa_level() == 2) return Kernel{8, 32, tile_avx512, small_avx512};
-  if (isa_level() == 1) return Kernel{6, 16, tile_avx2, small_avx2};
+  if (isa_level() == 2) return Kernel{12, 32, block_avx512, pack_b_avx512, small_avx512};
+  if (isa_level() == 1) return Kernel{6, 16, block_avx2, pack_b_avx2, small_avx2};
 #elif defined(__aarch64__)
-  if (isa_level() >= 1) return Kernel{8, 12, tile_neon, small_base};
+  if (isa_level() >= 1) return Kernel{8, 12, block_neon, pack_b_neon, small_neon};
 #endif
-  return Kernel{6, 8, tile_base, small_base};
+  return Kernel{6, 8, block_base, pack_b_base, small_base};
 }
 
 const Kernel& kernel() {
@@ -355,32 +373,48 @@ void sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t
     kr.small(g);
     return;
   }
+  // GotoBLAS / BLIS order inside each unit of work: for each block of columns and of K, B is packed once into
+  // the thread's own buffer (kept in L2; a shared packed B costs a cross-core miss per cache line the next time it
+  // is written, and a barrier), then each block of rows packs its A and runs against all of it. A unit is a range
+  // of rows (a few per thread, so a late worker's share can be taken over), or with few rows a range of columns.
   const int64_t MR = kr.mr, NR = kr.nr;
-  int64_t MC = std::min(round_up(M, MR), MR * 18);
-  int64_t NC = std::min(round_up(N, NR), NR * 64);
   const double flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   const int64_t threads = parallel && flops > 2e6 ? ::executorch::extension::get_thread_count() : 1;
-  auto tiles = [&]() { return ((M + MC - 1) / MC) * ((N + NC - 1) / NC); };
-  while (tiles() < threads && NC > 4 * NR) NC = round_up(NC / 2, NR);
-  while (tiles() < threads && MC > 2 * MR) MC = round_up(MC / 2, MR);
-  const int64_t mt = (M + MC - 1) / MC, nt = (N + NC - 1) / NC;
-  const int64_t kc_max = std::min(KC, K);
-  auto run = [&](int64_t b, int64_t e) {
-    thread_local std::vector<float> bufA, bufB;
-    const size_t na = static_cast<size_t>(MC * kc_max), nb = static_cast<size_t>(NC * kc_max);
-    if (bufA.size() < na) bufA.resize(na);
-    if (bufB.size() < nb) bufB.resize(nb);
-    for (int64_t t = b; t < e; ++t) {
-      // n-major order so neighbouring tiles share B panels.
-      const int64_t ti = t % mt, tj = t / mt;
-      const int64_t m0 = ti * MC, n0 = tj * NC;
-      kr.tile(g, m0, std::min(MC, M - m0), n0, std::min(NC, N - n0), bufA.data(), bufB.data());
+  const int64_t panels = (N + NR - 1) / NR;
+  int64_t mt = 1, ng = 1;
+  if (threads > 1 && M >= 2 * MR * threads) {
+    mt = threads * std::clamp<int64_t>(M / (threads * 16 * MR), 1, 2);
+  } else if (threads > 1) {
+    ng = std::min(threads, panels);
+  }
+  const int64_t rows = round_up((M + mt - 1) / mt, MR);
+  mt = (M + rows - 1) / rows;
+  const int64_t nk = (K + KC - 1) / KC, kcb = (K + nk - 1) / nk;
+  auto unit = [&](int64_t u0, int64_t u1) {
+    thread_local std::vector<float> packed_a, packed_b;
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t r0 = (u / ng) * rows, r1 = std::min(M, r0 + rows);
+      const int64_t c0 = (u % ng) * panels / ng * NR, c1 = std::min(N, (u % ng + 1) * panels / ng * NR);
+      if (c0 >= c1) continue;
+      const int64_t nn = (c1 - c0 + kMaxNC - 1) / kMaxNC, ncb = round_up((c1 - c0 + nn - 1) / nn, NR);
+      const int64_t mb = (r1 - r0 + 16 * MR - 1) / (16 * MR), mcb = round_up((r1 - r0 + mb - 1) / mb, MR);
+      if (packed_b.size() < static_cast<size_t>(kcb * ncb)) packed_b.resize(static_cast<size_t>(kcb * ncb));
+      if (packed_a.size() < static_cast<size_t>(kcb * mcb)) packed_a.resize(static_cast<size_t>(kcb * mcb));
+      for (int64_t jc = c0; jc < c1; jc += ncb) {
+        const int64_t nc = std::min(ncb, c1 - jc);
+        for (int64_t pc = 0; pc < K; pc += kcb) {
+          const int64_t kc = std::min(kcb, K - pc);
+          kr.pack_b(g, jc, nc, pc, kc, packed_b.data());
+          for (int64_t m0 = r0; m0 < r1; m0 += mcb)
+            kr.block(g, m0, std::min(mcb, r1 - m0), jc, nc, pc, kc, packed_b.data(), packed_a.data());
+        }
+      }
     }
   };
-  if (threads > 1 && mt * nt > 1) {
-    ::executorch::extension::parallel_for(0, mt * nt, 1, run);
+  if (threads > 1 && mt * ng > 1) {
+    ::executorch::extension::parallel_for(0, mt * ng, 1, unit);
   } else {
-    run(0, mt * nt);
+    unit(0, 1);
   }
 }
 

@@ -168,6 +168,46 @@ TEST_F(Kernels, MmMatchesReference) {
   std::printf("mm: %d cases\n", cases);
 }
 
+// etk::sgemm's blocked path on shapes the mm test does not reach: alpha and beta, C written through a column
+// stride, several blocks of K (> 256) and of N (> 1024), few rows (the pool splits a block's columns), serial and
+// parallel.
+TEST_F(Kernels, BlockedGemmStridesAlphaBeta) {
+  rng.seed(77);
+  struct Case {
+    int M, N, K;
+  };
+  const Case cases[] = {{300, 70, 600}, {5, 1500, 90}, {40, 2100, 300}, {130, 33, 257}, {13, 200, 1030}};
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  int run = 0;
+  for (const Case& cs : cases) {
+    for (int variant = 0; variant < 4; ++variant) {
+      const bool ct = variant & 1, parallel = variant & 2;
+      const int M = cs.M, N = cs.N, K = cs.K;
+      const float alpha = variant == 0 ? 1.f : 0.75f, beta = variant < 2 ? 0.f : -0.5f;
+      std::vector<float> A(size_t(M) * K), B(size_t(K) * N), C(size_t(M) * N);
+      for (float& v : A) v = u(rng);
+      for (float& v : B) v = u(rng);
+      for (float& v : C) v = u(rng);
+      const std::vector<float> C0 = C;
+      // C(i, j) at [i * N + j], or column-major when ct.
+      const int64_t rsc = ct ? 1 : N, csc = ct ? M : 1;
+      etk::sgemm(M, N, K, alpha, A.data(), K, 1, B.data(), N, 1, beta, C.data(), rsc, csc, parallel);
+      double maxerr = 0;
+      for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+          double r = 0;
+          for (int k = 0; k < K; ++k) r += double(A[size_t(i) * K + k]) * B[size_t(k) * N + j];
+          r = alpha * r + (beta == 0.f ? 0.0 : double(beta) * C0[i * rsc + j * csc]);
+          maxerr = std::max(maxerr, std::fabs(r - C[i * rsc + j * csc]));
+        }
+      EXPECT_LT(maxerr, 1e-4 * std::sqrt(double(K)) + 1e-5)
+          << fmt("sgemm %dx%dx%d alpha %g beta %g ct %d parallel %d", M, N, K, alpha, beta, ct, parallel);
+      ++run;
+    }
+  }
+  std::printf("sgemm: %d cases\n", run);
+}
+
 // Naive conv reference (NCHW, 2-D).
 void conv_ref(const OwnedTensor& x, const OwnedTensor& w, const float* bias, int sh, int sw, int ph, int pw, int dh,
               int dw, int groups, bool transposed, std::vector<double>& y, int Cout, int Ho, int Wo) {
