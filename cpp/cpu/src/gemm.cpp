@@ -1,6 +1,7 @@
-// Cache-blocked fp32 GEMM: B packed in NR-wide panels, A in MR-tall panels, a register-blocked micro-kernel
-// written with GCC vector extensions, and one tile implementation per ISA level (AVX-512, AVX2+FMA, baseline; on
-// aarch64 NEON and baseline) chosen at run time. Tiles of C are spread over the shared thread pool.
+// Cache-blocked fp32 GEMM (GotoBLAS loop order): B packed in NR-wide panels, A in MR-tall panels, a
+// register-blocked micro-kernel written with GCC vector extensions that updates C from its registers, and one block
+// implementation per ISA level (AVX-512, AVX2+FMA, baseline; on aarch64 NEON and baseline) chosen at run time. Ranges
+// of rows (or, with few rows, of columns) of C are spread over the shared thread pool.
 //
 // Also the pre-packed / indirect GEMM (weights packed once, A rows given as segment pointers, bias and clamp
 // fused) and the NHWC depthwise convolution the XNNPACK delegate runs on.
