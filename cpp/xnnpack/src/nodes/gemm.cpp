@@ -151,21 +151,12 @@ const float* const* conv_im2col(const void* ctx, int64_t m0, int64_t mr, const f
 }
 
 // The segment tables of every group (one after the other), kept with the node between calls while the input
-// address and shapes stay the same (the delegate's buffers persist).
-// A quantized convolution on the int8 GEMM also keeps the table's segments as pointers to its input's converted
-// bytes (n.qact, converted first), redone when the table or the bytes' buffer changed.
-void ensure_conv_table(Node& n, const ConvRows& r, int64_t M, int64_t G) {
+// address and shapes stay the same (the delegate's buffers persist). Returns whether it (re)built them.
+bool ensure_conv_table(Node& n, const ConvRows& r, int64_t M, int64_t G) {
   const int64_t T = r.KH * r.KW;
   const int64_t key[] = {reinterpret_cast<int64_t>(r.x), r.H, r.W, r.C, r.OH, r.OW, M, r.gic, r.KW, G};
   constexpr size_t kKey = sizeof(key) / sizeof(key[0]);
-  const bool same = n.table_key.size() == kKey && std::equal(n.table_key.begin(), n.table_key.end(), key);
-  if (n.qb.N > 0 && (!same || n.qact.taps_bytes != n.qact.bytes.data()) && n.qact.base == r.x) n.qact.taps.clear();
-  if (same) {
-    if (n.qb.N > 0 && n.qact.taps.empty() && n.qact.base == r.x)
-      etk::translate_taps(n.table.data(), G * M * T, &n.qact);
-    return;
-  }
-  n.table_key.clear();
+  if (n.table_key.size() == kKey && std::equal(n.table_key.begin(), n.table_key.end(), key)) return false;
   n.table.resize(static_cast<size_t>(G * M * T));
   for (int64_t k = 0; k < G; ++k) {
     ConvRows rk = r;
@@ -173,10 +164,20 @@ void ensure_conv_table(Node& n, const ConvRows& r, int64_t M, int64_t G) {
     fill_segments(rk, 0, M, n.table.data() + k * M * T);
   }
   n.table_key.assign(key, key + kKey);
-  if (n.qb.N > 0 && n.qact.base == r.x) etk::translate_taps(n.table.data(), G * M * T, &n.qact);
+  return true;
 }
 
-// Runs group g (of G) of a convolution on the indirect GEMM, over its segment table (ensure_conv_table first) or,
+// A convolution's segment tables (ensure_conv_table) over its input r.x of `count` floats. On the int8 GEMM, the
+// input is first converted to the GEMM's bytes (once per call, n.qact), and the tables' segments are kept as
+// pointers into those bytes, translated again when the tables were rebuilt or the bytes' buffer moved.
+void prepare_conv_rows(Node& n, const ConvRows& r, int64_t M, int64_t G, int64_t count) {
+  if (n.qb.N > 0) etk::convert_activations(r.x, count, n.qb, &n.qact);
+  const bool rebuilt = ensure_conv_table(n, r, M, G);
+  if (n.qb.N > 0 && (rebuilt || n.qact.taps.empty() || n.qact.taps_bytes != n.qact.bytes.data()))
+    etk::translate_taps(n.table.data(), static_cast<int64_t>(n.table.size()), &n.qact);
+}
+
+// Runs group g (of G) of a convolution on the indirect GEMM, over its segment table (prepare_conv_rows first) or,
 // for im2col groups, over copied rows.
 void conv_group(Node& n, const ConvRows& r, int64_t M, const etk::PackedB& B, float* yg, int64_t ldy, int64_t g,
                 bool parallel = true) {
@@ -222,14 +223,12 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
       }
     });
     const ConvRows r{xp.data(), HP, WP, C, OH, OW, KH, 1, n.sh, n.sw, n.dh, 1, 0, 0, 0, KW * C};
-    if (n.qb.N > 0) etk::convert_activations(xp.data(), N * HP * WP * C, n.qb, &n.qact);
-    ensure_conv_table(n, r, M, 1);
+    prepare_conv_rows(n, r, M, 1, N * HP * WP * C);
     conv_group(n, r, M, w[0], y, ldy, 0);
     return;
   }
   const ConvRows r0{x, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l, 0, gic};
-  if (n.qb.N > 0 && !pointwise && !uses_im2col(n)) etk::convert_activations(x, N * H * W * C, n.qb, &n.qact);
-  if (!pointwise && !uses_im2col(n)) ensure_conv_table(n, r0, M, G);
+  if (!pointwise && !uses_im2col(n)) prepare_conv_rows(n, r0, M, G, N * H * W * C);
   const int64_t group_work = M * KH * KW * gic * goc;
   if (G > 1 && !pointwise && static_cast<double>(group_work) < etk::parallel_min_flops()) {
     // Many groups each too small for igemm to split (RegNet's group width 8): the groups themselves are spread
