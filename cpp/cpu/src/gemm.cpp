@@ -446,40 +446,59 @@ struct IgArgs {
   float lo, hi;
 };
 
-// One MR x NR block of C over all of K: A rows as T segments of L floats, B one packed panel, bias + clamp fused.
+// One MR x NR block of C over one block of K: taps [t0, t1) of the T segments of L floats of each A row, floats
+// [l0, l1) of each; B one packed panel. The first block of K starts from the bias, a later one from the partial sums
+// in C; the last one clamps.
 template <typename VT, int MR, int NV>
-inline __attribute__((always_inline)) void ukernel(int64_t T, int64_t L, const float* const* a,
-                                                   const float* __restrict Bp, const float* bias, float* c, int64_t rsc,
-                                                   int64_t mr, int64_t nr, float lo, float hi) {
+inline __attribute__((always_inline)) void ukernel(int64_t T, int64_t L, int64_t t0, int64_t t1, int64_t l0, int64_t l1,
+                                                   const float* const* a, const float* __restrict Bp, const float* bias,
+                                                   float* c, int64_t rsc, int64_t mr, int64_t nr, bool first, bool last,
+                                                   float lo, float hi) {
   constexpr int W = sizeof(VT) / sizeof(float);
   constexpr int NR = NV * W;
   VT acc[MR][NV];
-  for (int j = 0; j < NV; ++j) {
-    VT b;
-    std::memcpy(&b, bias + j * W, sizeof(VT));
-    for (int i = 0; i < MR; ++i) acc[i][j] = b;
+  if (first) {
+    for (int j = 0; j < NV; ++j) {
+      VT b;
+      std::memcpy(&b, bias + j * W, sizeof(VT));
+      for (int i = 0; i < MR; ++i) acc[i][j] = b;
+    }
+  } else {
+    alignas(64) float tmp[NR] = {};
+    for (int i = 0; i < MR; ++i) {
+      const float* src = c + (i < mr ? i : mr - 1) * rsc;
+      if (nr == NR) {
+        for (int j = 0; j < NV; ++j) std::memcpy(&acc[i][j], src + j * W, sizeof(VT));
+      } else {
+        for (int64_t j = 0; j < nr; ++j) tmp[j] = src[j];
+        for (int j = 0; j < NV; ++j) std::memcpy(&acc[i][j], tmp + j * W, sizeof(VT));
+      }
+    }
   }
-  for (int64_t t = 0; t < T; ++t) {
+  for (int64_t t = t0; t < t1; ++t) {
     const float* ap[MR];
     for (int i = 0; i < MR; ++i) ap[i] = a[(i < mr ? i : mr - 1) * T + t];
-    for (int64_t l = 0; l < L; ++l) {
+    const float* bp = Bp + (t * L + l0) * NR;
+    for (int64_t l = l0; l < l1; ++l) {
       // One row streams the panel from memory (a matrix-vector product): fetch ahead of the loads.
-      if (MR == 1) __builtin_prefetch(Bp + 32 * NR);
+      if (MR == 1) __builtin_prefetch(bp + 32 * NR);
       VT b[NV];
-      for (int j = 0; j < NV; ++j) std::memcpy(&b[j], Bp + j * W, sizeof(VT));
+      for (int j = 0; j < NV; ++j) std::memcpy(&b[j], bp + j * W, sizeof(VT));
       for (int i = 0; i < MR; ++i) {
         const VT av = VT{} + ap[i][l];  // one broadcast (-fno-signed-zeros)
         for (int j = 0; j < NV; ++j) acc[i][j] += av * b[j];
       }
-      Bp += NR;
+      bp += NR;
     }
   }
-  const VT lov = VT{} + lo, hiv = VT{} + hi;
-  for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NV; ++j) {
-      acc[i][j] = acc[i][j] < lov ? lov : acc[i][j];
-      acc[i][j] = acc[i][j] > hiv ? hiv : acc[i][j];
-    }
+  if (last) {
+    const VT lov = VT{} + lo, hiv = VT{} + hi;
+    for (int i = 0; i < MR; ++i)
+      for (int j = 0; j < NV; ++j) {
+        acc[i][j] = acc[i][j] < lov ? lov : acc[i][j];
+        acc[i][j] = acc[i][j] > hiv ? hiv : acc[i][j];
+      }
+  }
   if (nr == NR) {
     for (int i = 0; i < MR; ++i) {
       if (i >= mr) break;
@@ -495,10 +514,19 @@ inline __attribute__((always_inline)) void ukernel(int64_t T, int64_t L, const f
   }
 }
 
-// Rows [m0, m1) of C, panels [p0, p1).
+// Bytes of A rows igemm keeps in L2 while the weight panels stream by (half of a core's L2 on current x86 and arm64).
+constexpr int64_t kChunkBytes = int64_t{1} << 20;
+
+// Rows [m0, m1) of C, panels [p0, p1). Rows go in chunks whose A fits in half of L2 (at least 4 MR rows); within a
+// chunk, each weight panel is taken in blocks of about kKBlock multiply-adds per row (whole taps, or a share of one
+// long tap), and each block runs against every row block of the chunk: the block of the panel (up to 32 KB) stays
+// in L1 while the rows use it, and B streams from memory once per chunk (a late layer's B is larger than L2:
+// ResNet-18's 3 x 3 x 512 x 512 floats are 9.4 MB, and its 49 rows read it once instead of once per 8 rows). Partial
+// sums wait in C; the order of the sums over k is unchanged.
 template <typename VT, int MR, int NV>
 inline __attribute__((always_inline)) void igemm_impl(const IgArgs& g, int64_t m0, int64_t m1, int64_t p0, int64_t p1) {
   constexpr int NR = NV * (sizeof(VT) / sizeof(float));
+  constexpr int64_t kKBlock = 256;
   // Not a std::vector: its out-of-line members would be exported (std:: templates keep default visibility).
   thread_local std::unique_ptr<const float*[]> ptrs;
   thread_local int64_t cap = 0;
@@ -507,28 +535,36 @@ inline __attribute__((always_inline)) void igemm_impl(const IgArgs& g, int64_t m
     cap = MR * g.T;
   }
   const PackedB& B = *g.B;
-  const int64_t K = g.T * g.L;
-  // Few rows (a late layer, a small batch): each weight panel once for all of them, instead of the whole B once per
-  // block of rows (B may be larger than the cache: a MobileNet's last 1x1 convolution to 1280 channels). (Plain
-  // loops: a lambda would not inherit this function's target ISA.)
-  const bool panel_outer = m1 - m0 <= 4 * MR;
-  const int64_t n_outer = panel_outer ? p1 - p0 : (m1 - m0 + MR - 1) / MR;
-  const int64_t n_inner = panel_outer ? (m1 - m0 + MR - 1) / MR : p1 - p0;
-  for (int64_t o = 0; o < n_outer; ++o) {
-    for (int64_t i = 0; i < n_inner; ++i) {
-      const int64_t m = m0 + (panel_outer ? i : o) * MR, p = p0 + (panel_outer ? o : i);
-      const int64_t mr = std::min<int64_t>(MR, m1 - m);
-      const float* const* rp = g.rows(g.ctx, m, mr, ptrs.get());
+  const int64_t T = g.T, L = g.L, K = T * L;
+  const int64_t lblocks = (L + kKBlock - 1) / kKBlock, lchunk = (L + lblocks - 1) / lblocks;
+  const int64_t tpb = L >= kKBlock ? 1 : kKBlock / L;  // taps per block
+  const int64_t chunk = std::max<int64_t>(4, kChunkBytes / (K * static_cast<int64_t>(sizeof(float)) * MR)) * MR;
+  // (Plain loops: a lambda would not inherit this function's target ISA.)
+  for (int64_t mc = m0; mc < m1; mc += chunk) {
+    const int64_t mc1 = std::min(m1, mc + chunk);
+    for (int64_t p = p0; p < p1; ++p) {
       const int64_t nr = std::min<int64_t>(NR, B.N - p * NR);
       const float* bp = B.data.data() + p * K * NR;
-      float* cp = g.C + m * g.rsc + p * NR;
-      // A single row (a decode step's matrix-vector product, or the last rows of a block) gets a one-row kernel:
-      // the full-height one would repeat the row MR times and turn a memory-bound pass into a compute-bound one.
-      // Each row's sum is the same either way.
-      if (mr == 1) {
-        ukernel<VT, 1, NV>(g.T, g.L, rp, bp, B.bias.data() + p * NR, cp, g.rsc, mr, nr, g.lo, g.hi);
-      } else {
-        ukernel<VT, MR, NV>(g.T, g.L, rp, bp, B.bias.data() + p * NR, cp, g.rsc, mr, nr, g.lo, g.hi);
+      const float* bias = B.bias.data() + p * NR;
+      for (int64_t t0 = 0; t0 < T; t0 += tpb) {
+        const int64_t t1 = std::min(T, t0 + tpb);
+        for (int64_t l0 = 0; l0 < L; l0 += lchunk) {
+          const int64_t l1 = std::min(L, l0 + lchunk);
+          const bool first = t0 == 0 && l0 == 0, last = t1 == T && l1 == L;
+          for (int64_t m = mc; m < mc1; m += MR) {
+            const int64_t mr = std::min<int64_t>(MR, mc1 - m);
+            const float* const* rp = g.rows(g.ctx, m, mr, ptrs.get());
+            float* cp = g.C + m * g.rsc + p * NR;
+            // A single row (a decode step's matrix-vector product, or the last rows of a block) gets a one-row
+            // kernel: the full-height one would repeat the row MR times and turn a memory-bound pass into a
+            // compute-bound one. Each row's sum is the same either way.
+            if (mr == 1) {
+              ukernel<VT, 1, NV>(T, L, t0, t1, l0, l1, rp, bp, bias, cp, g.rsc, mr, nr, first, last, g.lo, g.hi);
+            } else {
+              ukernel<VT, MR, NV>(T, L, t0, t1, l0, l1, rp, bp, bias, cp, g.rsc, mr, nr, first, last, g.lo, g.hi);
+            }
+          }
+        }
       }
     }
   }
@@ -747,8 +783,13 @@ void igemm(int64_t M, int64_t T, int64_t L, RowSegments rows, const void* ctx, c
   const int64_t want = 4 * threads;
   const double a_bytes = static_cast<double>(M) * static_cast<double>(T * L), b_bytes = static_cast<double>(B.N * B.K);
   int64_t pgroups = 1;
-  if (mblocks < threads || (mblocks < want && b_bytes > 2 * a_bytes))
+  if (b_bytes * sizeof(float) > kChunkBytes && b_bytes >= a_bytes) {
+    // B larger than a core's share of L2 and than A (late layers: ResNet-18's 49 x 4608 A, 9.4 MB of B): split
+    // only the columns, so B streams from memory once per chunk of rows, each thread its panels against all rows.
+    pgroups = std::min(panels, want);
+  } else if (mblocks < threads || (mblocks < want && b_bytes > 2 * a_bytes)) {
     pgroups = std::min(panels, (want + mblocks - 1) / mblocks);
+  }
   const int64_t ppg = (panels + pgroups - 1) / pgroups;
   pgroups = (panels + ppg - 1) / ppg;
   const int64_t mtasks = std::max<int64_t>(1, std::min(mblocks, (want + pgroups - 1) / pgroups));

@@ -304,9 +304,14 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
   std::mt19937 rng(7);
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   std::normal_distribution<float> nd(0.f, 1.f);
-  static const float zeros[64] = {};
-  for (int it = 0; it < 300; ++it) {
-    const int64_t M = uni(1, 40), T = uni(1, 5), L = uni(1, 20), N = uni(1, 50), K = T * L;
+  static const std::vector<float> zeros(1500, 0.f);
+  // The last 16 cases are large: several blocks of K (one long segment, or taps of a few hundred floats), several
+  // chunks of rows, and B larger than A (the pool splits only its columns).
+  for (int it = 0; it < 316; ++it) {
+    const bool big = it >= 300;
+    const int64_t M = big ? uni(1, 100) : uni(1, 40), T = big ? uni(1, 3) : uni(1, 5);
+    const int64_t L = big ? (T == 1 ? uni(257, 1500) : uni(90, 700)) : uni(1, 20);
+    const int64_t N = big ? uni(M, 160) : uni(1, 50), K = T * L;
     const bool trans = uni(0, 1), has_bias = uni(0, 1), clamp = uni(0, 1), par = uni(0, 1);
     std::vector<float> src(static_cast<size_t>(M * K + 8)), B(static_cast<size_t>(K * N)), bias(N);
     for (auto& v : src) v = nd(rng);
@@ -316,9 +321,9 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
     const int64_t rsb = trans ? 1 : N, csb = trans ? K : 1;
     etk::PackedB pb;
     etk::pack_b(K, N, B.data(), rsb, csb, has_bias ? bias.data() : nullptr, &pb, L);
-    // Segment table: row i, segment t -> somewhere in src, or zeros (L <= 20 < 64).
+    // Segment table: row i, segment t -> somewhere in src, or zeros (L <= 1500).
     std::vector<const float*> table(static_cast<size_t>(M * T));
-    for (auto& ptr : table) ptr = uni(0, 5) == 0 ? zeros : src.data() + uni(0, static_cast<int>(M * K - L));
+    for (auto& ptr : table) ptr = uni(0, 5) == 0 ? zeros.data() : src.data() + uni(0, static_cast<int>(M * K - L));
     const SegmentTable ctx{&table, T};
     const etk::RowSegments rows = &table_rows;
     const float lo = clamp ? -0.5f : -INFINITY, hi = clamp ? 0.7f : INFINITY;
