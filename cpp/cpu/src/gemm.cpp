@@ -538,7 +538,11 @@ inline __attribute__((always_inline)) void igemm_impl(const IgArgs& g, int64_t m
   const int64_t T = g.T, L = g.L, K = T * L;
   const int64_t lblocks = (L + kKBlock - 1) / kKBlock, lchunk = (L + lblocks - 1) / lblocks;
   const int64_t tpb = L >= kKBlock ? 1 : kKBlock / L;  // taps per block
-  const int64_t chunk = std::max<int64_t>(4, kChunkBytes / (K * static_cast<int64_t>(sizeof(float)) * MR)) * MR;
+  // K within one block: the old order, each block of rows against all panels (its rows stay in L1; a large 1x1
+  // layer's A would be re-read from L2 once per panel otherwise), or with few rows each panel once for all of them.
+  const int64_t chunk = K > kKBlock         ? std::max<int64_t>(4, kChunkBytes / (K * int64_t{sizeof(float)} * MR)) * MR
+                        : m1 - m0 <= 4 * MR ? 4 * MR
+                                            : MR;
   // (Plain loops: a lambda would not inherit this function's target ISA.)
   for (int64_t mc = m0; mc < m1; mc += chunk) {
     const int64_t mc1 = std::min(m1, mc + chunk);
