@@ -136,8 +136,8 @@ def test_unit_tests(qemu: list[str], a64_build: Path) -> None:
 
 @pytest.mark.parametrize("isa", ["dotprod", "neon", "baseline"])
 def test_kernel_tests(qemu: list[str], a64_build: Path, isa: str) -> None:
-    # The shared GEMM (fp32 blocked, packed, indirect and depthwise; int8 with SDOT), transposes and sigmoid against references,
-    # at every ISA level, and the kernels library loaded as a component.
+    # The shared GEMM (fp32 blocked, packed, indirect and depthwise; int8 with SDOT), transposes and sigmoid against
+    # references, at every ISA level, and the kernels library loaded as a component.
     exe = built_program(a64_build, "executorch_kernels_test", BUILD_AARCH64)
     env = quiet(EXECUTORCH_GEMM_ISA=isa)
     cmd = [*qemu, str(exe), f"--gtest_filter={'*' if isa == 'dotprod' else '-' + INT8_TESTS}"]

@@ -85,8 +85,9 @@ def test_every_gemm_isa_path_matches_reference(
 @pytest.mark.parametrize("isa", ["native", "avx2", "baseline"])
 def test_cpu_base_kernels_on_every_isa_path(release_build: Path, isa: str) -> None:
     # The delegate's shared kernels against references, each ISA level's code: the blocked GEMM (alpha, beta, strided
-    # C, several blocks), packed / indirect GEMM and depthwise (with the fused requantization), the int8 GEMMs, 2-D transposes (tiles, the 3-row interleave, the pool split)
-    # and sigmoid / SiLU (the AVX-512 path without a division, NaN, infinities, clamps).
+    # C, several blocks), packed / indirect GEMM (several K blocks, row chunks, the column split) and depthwise (with
+    # the fused requantization), the int8 GEMMs, 2-D transposes (tiles, the 3-row interleave, the pool split) and
+    # sigmoid / SiLU (the AVX-512 path without a division, NaN, infinities, clamps).
     env = dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal")
     if isa != "native":
         env["EXECUTORCH_GEMM_ISA"] = isa
