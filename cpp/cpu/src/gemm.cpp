@@ -463,17 +463,15 @@ inline __attribute__((always_inline)) void ukernel(int64_t T, int64_t L, int64_t
       std::memcpy(&b, bias + j * W, sizeof(VT));
       for (int i = 0; i < MR; ++i) acc[i][j] = b;
     }
+  } else if (nr == NR) {
+    for (int i = 0; i < MR; ++i)
+      for (int j = 0; j < NV; ++j) std::memcpy(&acc[i][j], c + (i < mr ? i : mr - 1) * rsc + j * W, sizeof(VT));
   } else {
-    alignas(64) float tmp[NR] = {};
-    for (int i = 0; i < MR; ++i) {
-      const float* src = c + (i < mr ? i : mr - 1) * rsc;
-      if (nr == NR) {
-        for (int j = 0; j < NV; ++j) std::memcpy(&acc[i][j], src + j * W, sizeof(VT));
-      } else {
-        for (int64_t j = 0; j < nr; ++j) tmp[j] = src[j];
-        for (int j = 0; j < NV; ++j) std::memcpy(&acc[i][j], tmp + j * W, sizeof(VT));
-      }
-    }
+    alignas(64) float tmp[MR * NR] = {};
+    for (int64_t i = 0; i < mr; ++i)
+      for (int64_t j = 0; j < nr; ++j) tmp[i * NR + j] = c[i * rsc + j];
+    for (int i = 0; i < MR; ++i)
+      for (int j = 0; j < NV; ++j) std::memcpy(&acc[i][j], tmp + i * NR + j * W, sizeof(VT));
   }
   for (int64_t t = t0; t < t1; ++t) {
     const float* ap[MR];
@@ -499,19 +497,18 @@ inline __attribute__((always_inline)) void ukernel(int64_t T, int64_t L, int64_t
         acc[i][j] = acc[i][j] > hiv ? hiv : acc[i][j];
       }
   }
-  if (nr == NR) {
-    for (int i = 0; i < MR; ++i) {
-      if (i >= mr) break;
+  // Every index into acc is a constant once the loops unroll, so it stays in registers (a loop that stops at a
+  // run-time row count would index it at run time and keep it on the stack); partial tiles go through a buffer.
+  if (nr == NR && mr == MR) {
+    for (int i = 0; i < MR; ++i)
       for (int j = 0; j < NV; ++j) std::memcpy(c + i * rsc + j * W, &acc[i][j], sizeof(VT));
-    }
-  } else {
-    alignas(64) float tmp[NR];
-    for (int i = 0; i < MR; ++i) {
-      if (i >= mr) break;
-      for (int j = 0; j < NV; ++j) std::memcpy(tmp + j * W, &acc[i][j], sizeof(VT));
-      for (int64_t j = 0; j < nr; ++j) c[i * rsc + j] = tmp[j];
-    }
+    return;
   }
+  alignas(64) float tmp[MR * NR];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV; ++j) std::memcpy(tmp + i * NR + j * W, &acc[i][j], sizeof(VT));
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t j = 0; j < nr; ++j) c[i * rsc + j] = tmp[i * NR + j];
 }
 
 // Bytes of A rows igemm keeps in L2 while the weight panels stream by (half of a core's L2 on current x86 and arm64).
