@@ -307,6 +307,12 @@ ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B,
       block<true>(src, m, nullptr, ta, T, G, mr, B, lo, hi, C + m * rsc, rsc);
       continue;
     }
+    if (seg == nullptr && src.row_offset == nullptr && src.rsa == B.K && B.Kp == B.K) {
+      // Contiguous rows of whole 4-byte groups (a 1x1 convolution's pixels): one conversion for all of them.
+      to_u8(src.A + m * src.rsa, mr * B.K, B.a_offset, u.data());
+      block<false>(src, m, u.data(), nullptr, 1, G, mr, B, lo, hi, C + m * rsc, rsc);
+      continue;
+    }
     for (int64_t i = 0; i < mr; ++i) {
       uint8_t* d = u.data() + i * B.Kp;
       const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
