@@ -137,7 +137,11 @@ struct Node {
   float qlo = 0.f, qhi = 0.f;  // kRequant: the output's clamp range, centered (q - zero_point)
   etk::PackedQB qb;            // kRequant fully connected / convolution on the int8 GEMM (qb.N > 0)
   etk::QActivations qact;      // per call: such a convolution's input as the int8 GEMM's bytes
-  etk::PackedQB4 qb4;          // a fully connected node with blockwise 4-bit weights kept 4-bit (qb4.N > 0)
+  // Such a convolution on padded rows (an image stem) whose filter rows are not whole 4-byte groups (3 x 3
+  // channels): its padded input has padded_c channels, the extra ones zero, and its weights zero rows for them, so
+  // the int8 GEMM reads each filter row in place instead of copying it per output pixel (0: gic channels).
+  uint32_t padded_c = 0;
+  etk::PackedQB4 qb4;  // a fully connected node with blockwise 4-bit weights kept 4-bit (qb4.N > 0)
 };
 
 struct Graph {
@@ -194,6 +198,8 @@ void remove_nodes(Graph& g, const std::vector<bool>& drop);
 // through a NCHW -> NHWC transpose nothing else reads: they copy from the NCHW tensor, and the transpose is not run
 // (nodes/gemm.cpp; at prepare, before the quantization plan).
 void absorb_input_transposes(Graph& g);
+// Whether a Conv2d node pads its input once and reads one segment per filter row (few input channels; nodes/gemm.cpp).
+bool conv_uses_padded_rows(const Node& n);
 
 // Quantized graphs (quant.cpp). Copies `nbytes` bytes of constant `index` (of the payload's constant data) into
 // `out`, with the loader's checks and messages.

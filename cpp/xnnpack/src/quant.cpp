@@ -444,6 +444,16 @@ void pack_for_qgemm(const Graph& g, Node& n) {
   if (N != static_cast<int64_t>(n.requant.size())) return;
   const float* bias = n.bias >= 0 ? g.values[static_cast<size_t>(n.bias)].data : nullptr;
   const float a_offset = static_cast<float>(x.q.zero_point - x.q.qmin);  // u8 = q - qmin
+  if (conv && conv_uses_padded_rows(n) && (n.kw * n.gic) % 4 != 0 && w.dims[3] == n.gic) {
+    // Filter rows of whole 4-byte groups: the OHWI filter with zero weights for channels gic .. cp - 1 (conv2d pads
+    // the input to cp channels to match).
+    const int64_t cp = (n.gic + 3) / 4 * 4, taps = int64_t{n.kh} * n.kw;
+    std::vector<float> wp(static_cast<size_t>(N * taps * cp), 0.f);
+    for (int64_t o = 0; o < N * taps; ++o) std::copy_n(w.data + o * n.gic, n.gic, wp.begin() + o * cp);
+    n.padded_c = static_cast<uint32_t>(cp);
+    etk::pack_qb(taps * cp, N, wp.data(), 1, taps * cp, bias, n.requant.data(), a_offset, &n.qb);
+    return;
+  }
   etk::pack_qb(K, N, w.data, transposed ? N : 1, transposed ? 1 : K, bias, n.requant.data(), a_offset, &n.qb);
 }
 

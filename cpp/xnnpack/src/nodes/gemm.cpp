@@ -208,22 +208,27 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
   if (uses_padded_rows(n)) {
     // Few channels (e.g. an RGB stem): pad the input once, then each filter row (kx = 0 .. KW-1) reads KW * C
     // contiguous floats, one segment per ky instead of KW short ones.
+    // CP channels per padded pixel: C, or more for the int8 GEMM (padded_c; the extra channels stay zero).
     const int64_t HP = H + n.pad_t + n.pad_b, WP = W + n.pad_l + n.pad_r;
+    const int64_t CP = n.qb.N > 0 && n.padded_c > 0 ? n.padded_c : C;
     std::vector<float>& xp = n.scratch;
-    if (xp.size() != static_cast<size_t>(N * HP * WP * C)) xp.assign(static_cast<size_t>(N * HP * WP * C), 0.f);
+    if (xp.size() != static_cast<size_t>(N * HP * WP * CP)) xp.assign(static_cast<size_t>(N * HP * WP * CP), 0.f);
     parallel_rows(N * H, W * C, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const int64_t b = r / H, iy = r % H;
-        float* row = xp.data() + ((b * HP + iy + n.pad_t) * WP + n.pad_l) * C;
+        float* row = xp.data() + ((b * HP + iy + n.pad_t) * WP + n.pad_l) * CP;
         if (n.nchw_input) {  // x is [N, C, H, W]: row iy of each channel, interleaved
-          etk::transpose_2d(x + (b * C * H + iy) * W, C, W, H * W, row, C);
-        } else {
+          etk::transpose_2d(x + (b * C * H + iy) * W, C, W, H * W, row, CP);
+        } else if (CP == C) {
           std::memcpy(row, x + (b * H + iy) * W * C, static_cast<size_t>(W * C) * sizeof(float));
+        } else {
+          for (int64_t ix = 0; ix < W; ++ix)
+            std::memcpy(row + ix * CP, x + ((b * H + iy) * W + ix) * C, static_cast<size_t>(C) * sizeof(float));
         }
       }
     });
-    const ConvRows r{xp.data(), HP, WP, C, OH, OW, KH, 1, n.sh, n.sw, n.dh, 1, 0, 0, 0, KW * C};
-    prepare_conv_rows(n, r, M, 1, N * HP * WP * C);
+    const ConvRows r{xp.data(), HP, WP, CP, OH, OW, KH, 1, n.sh, n.sw, n.dh, 1, 0, 0, 0, KW * CP};
+    prepare_conv_rows(n, r, M, 1, N * HP * WP * CP);
     conv_group(n, r, M, w[0], y, ldy, 0);
     return;
   }
@@ -584,5 +589,7 @@ void absorb_input_transposes(Graph& g) {
   }
   remove_nodes(g, drop);
 }
+
+bool conv_uses_padded_rows(const Node& n) { return uses_padded_rows(n); }
 
 }  // namespace etxnn
