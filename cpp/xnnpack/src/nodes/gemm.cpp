@@ -26,19 +26,24 @@ bool is_pointwise(const Node& n) {
          n.pad_r == 0;
 }
 
-// Few input channels (e.g. an RGB stem): the input is padded once and each filter row is one segment.
-bool uses_padded_rows(const Node& n) {
+}  // namespace
+
+// Few input channels (e.g. an RGB stem): the input is padded once and each filter row is one segment (graph.h:
+// quant.cpp packs such an int8 convolution's weights for it).
+bool conv_uses_padded_rows(const Node& n) {
   return n.groups == 1 && !is_pointwise(n) && n.gic < 8 && n.dw == 1 && int64_t{n.kw} * n.gic <= kZeroLen;
 }
 
+namespace {
+
 // Rows copied into contiguous im2col rows (one segment of K) instead of a tap table: groups wider than the zero row.
-bool uses_im2col(const Node& n) { return !is_pointwise(n) && !uses_padded_rows(n) && n.gic > kZeroLen; }
+bool uses_im2col(const Node& n) { return !is_pointwise(n) && !conv_uses_padded_rows(n) && n.gic > kZeroLen; }
 
 // The row segment length conv2d runs a Conv2d node's GEMM with (the packing depends on it).
 int64_t conv_segment_length(const Node& n) {
   const int64_t K = int64_t{n.kh} * n.kw * n.gic;
   if (is_pointwise(n) || uses_im2col(n)) return K;
-  if (uses_padded_rows(n)) return int64_t{n.kw} * n.gic;
+  if (conv_uses_padded_rows(n)) return int64_t{n.kw} * n.gic;
   return n.gic;
 }
 
@@ -205,7 +210,7 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
   const int64_t gic = n.gic, goc = n.goc, G = n.groups, KH = n.kh, KW = n.kw, M = N * OH * OW;
   const int64_t ldy = n.out_stride > 0 ? n.out_stride : OC;  // wider when writing into an elided concatenation
   const bool pointwise = is_pointwise(n);
-  if (uses_padded_rows(n)) {
+  if (conv_uses_padded_rows(n)) {
     // Few channels (e.g. an RGB stem): pad the input once, then each filter row (kx = 0 .. KW-1) reads KW * C
     // contiguous floats, one segment per ky instead of KW short ones.
     // CP channels per padded pixel: C, or more for the int8 GEMM (padded_c; the extra channels stay zero).
@@ -572,7 +577,7 @@ void absorb_input_transposes(Graph& g) {
   auto plain = [&](int v) { return v >= 0 && g.values[static_cast<size_t>(v)].q.kind == QKind::kNone; };
   std::vector<bool> drop(g.nodes.size(), false);
   for (Node& c : g.nodes) {
-    if (c.kind != NodeKind::Conv2d || c.nin < 1 || !uses_padded_rows(c) || !plain(c.out)) continue;
+    if (c.kind != NodeKind::Conv2d || c.nin < 1 || !conv_uses_padded_rows(c) || !plain(c.out)) continue;
     const int v = c.in[0];
     const Value& val = g.values[static_cast<size_t>(v)];
     if (!plain(v) || readers[static_cast<size_t>(v)] != 1 || val.is_output || val.external_id >= 0 ||
@@ -589,7 +594,5 @@ void absorb_input_transposes(Graph& g) {
   }
   remove_nodes(g, drop);
 }
-
-bool conv_uses_padded_rows(const Node& n) { return uses_padded_rows(n); }
 
 }  // namespace etxnn
