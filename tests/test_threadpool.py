@@ -44,6 +44,16 @@ def test_caller_takes_over_from_starved_workers(load_test: Path, threads: str) -
     print(proc.stdout)
 
 
+def test_worker_moves_off_the_callers_cpu(load_test: Path) -> None:
+    """A worker put on the caller's CPU, while a busy process holds the other, moves itself to another CPU (it
+    would otherwise only run while the caller does not, and spin on the caller's time)."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs 2 or more CPUs")
+    proc = run([str(load_test), "--colocated"], "2")
+    assert proc.returncode == 0 and re.search(r"^\d+ passed, 0 failed$", proc.stdout, re.M), proc.stdout + proc.stderr
+    print(proc.stdout)
+
+
 def test_pool_size_follows_the_affinity_mask(load_test: Path) -> None:
     """A process limited to one CPU (taskset) gets a one-thread pool, whatever the machine has."""
     if shutil.which("taskset") is None:

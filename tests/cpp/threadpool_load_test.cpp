@@ -4,6 +4,7 @@
 // time per run. Run by tests/test_threadpool.py.
 //   threadpool_load_test [runs]       the loaded workload (the pool must have 2 or more threads)
 //   threadpool_load_test --threads    prints the pool's thread count (for the affinity / cgroup checks)
+//   threadpool_load_test --colocated  a worker put on the caller's CPU moves off it by itself (2+ CPUs)
 #include <executorch/extension/parallel/thread_parallel.h>
 #include <executorch/extension/threadpool/threadpool.h>
 
@@ -68,6 +69,81 @@ pid_t start_busy(int cpu, unsigned seconds) {
   return pid;
 }
 
+// The CPU a thread last ran on (field 39 of /proc/self/task/TID/stat), or -1.
+int last_cpu(pid_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/self/task/%d/stat", static_cast<int>(tid));
+  FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return -1;
+  char buf[1024];
+  const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  const char* p = std::strrchr(buf, ')');  // the command name may hold spaces; the fields after it do not
+  for (int field = 2; p != nullptr && field < 39; ++field) p = std::strchr(p + 1, ' ');
+  return p == nullptr ? -1 : std::atoi(p + 1);
+}
+
+void split_runs(int runs, std::vector<float>* y) {
+  for (int r = 0; r < runs; ++r)
+    executorch::extension::parallel_for(0, static_cast<int64_t>(y->size()), 256, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) (*y)[i] += 1.f;
+    });
+}
+
+// The kernel puts a woken worker on its waker's CPU (wake-affine), and its load balancer can leave it there for
+// tens of milliseconds while another process has the other CPU: the worker then only runs while the caller does
+// not. Here the worker is put on the caller's CPU (its mask then allows every CPU again) while a busy process holds
+// another CPU; back-to-back split runs keep it spinning, so nothing but the pool moves it.
+constexpr std::chrono::milliseconds kColocatedFor{200};
+
+int colocated(const std::vector<int>& cpus) {
+  auto* pool = get_threadpool();
+  const std::vector<pid_t> workers = worker_tids();
+  if (cpus.size() < 2 || workers.size() != 1) {
+    std::printf("FAILED: needs 2+ CPUs and EXECUTORCH_NUM_THREADS=2 (%zu CPUs, %zu workers)\n", cpus.size(),
+                workers.size());
+    return 1;
+  }
+  const int caller_cpu = cpus.front();
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int c : cpus) CPU_SET(c, &all);
+  const pid_t busy = start_busy(cpus.back(), 60);
+  check(pin(0, caller_cpu), "pin the caller");
+  std::vector<float> y(1 << 14, 0.f);
+  split_runs(10, &y);  // the worker is up and spinning
+  check(pin(workers[0], caller_cpu), "put the worker on the caller's CPU");
+  int was = -1;  // until it has run there (it may be asleep)
+  for (int i = 0; i < 1000 && (was = last_cpu(workers[0])) != caller_cpu; ++i) split_runs(10, &y), usleep(1000);
+  check(sched_setaffinity(workers[0], sizeof(all), &all) == 0, "let the worker run anywhere again");
+  // For 200 ms (long enough for the kernel to give the worker the caller's CPU now and then), noting after each
+  // run where the worker last ran. The kernel may move it too, and may put it back: what is checked is that it
+  // spent most of the time away from the caller's CPU.
+  const auto before = pool->stats();
+  const float start = y[0];
+  int runs = 0, with_caller = 0;
+  for (const auto t0 = std::chrono::steady_clock::now(); std::chrono::steady_clock::now() - t0 < kColocatedFor;) {
+    split_runs(1, &y);
+    ++runs;
+    with_caller += last_cpu(workers[0]) == caller_cpu;
+  }
+  const auto after = pool->stats();
+  kill(busy, SIGKILL);
+  waitpid(busy, nullptr, 0);
+  std::printf(
+      "worker on CPU %d with the caller, then after %d of %d runs; moves %llu (caller on CPU %d, busy process on "
+      "%d)\n",
+      was, with_caller, runs, static_cast<unsigned long long>(after.worker_moves - before.worker_moves), caller_cpu,
+      cpus.back());
+  check(was == caller_cpu, "the worker ran on the caller's CPU");
+  check(with_caller * 2 < runs, "the worker spent most of the time away from the caller's CPU");
+  const float want = start + static_cast<float>(runs);
+  check(y[0] == want && y.back() == want, "every run computed the right values");
+  std::printf("%d passed, %d failed\n", checks - failures, failures);
+  return failures == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,7 +152,6 @@ int main(int argc, char** argv) {
     std::printf("threads %zu\n", pool->get_thread_count());
     return 0;
   }
-  const int runs = argc > 1 ? std::atoi(argv[1]) : 3000;
   if (pool->get_thread_count() < 2) {
     std::printf("FAILED: the pool has %zu thread(s); run with EXECUTORCH_NUM_THREADS=2 or more\n",
                 pool->get_thread_count());
@@ -87,6 +162,8 @@ int main(int argc, char** argv) {
   std::vector<int> cpus;
   for (int c = 0; c < CPU_SETSIZE; ++c)
     if (CPU_ISSET(c, &avail)) cpus.push_back(c);
+  if (argc > 1 && std::strcmp(argv[1], "--colocated") == 0) return colocated(cpus);
+  const int runs = argc > 1 ? std::atoi(argv[1]) : 3000;
   // The caller on the first CPU; every worker and the busy process on the last (the same CPU when there is
   // only one: then everything is oversubscribed). The workers are niced to 19, the busy process stays at 0.
   const int caller_cpu = cpus.front(), busy_cpu = cpus.back();

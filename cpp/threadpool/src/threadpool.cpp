@@ -90,19 +90,33 @@ void relax() {
 
 using Clock = std::chrono::steady_clock;
 
-// Spins for at most `budget` on `ready()`, giving the CPU away (sched_yield) every few rounds so that a spinning
-// thread on an oversubscribed machine lets the thread it waits for, or another process, run. Returns ready().
-template <typename Ready>
-bool spin_until(Ready&& ready, std::chrono::microseconds budget) {
+// Spins for at most `budget` on `ready()` (pause instructions only: sched_yield() would push the spinning thread's
+// EEVDF deadline a whole slice back per call and hand its core to any other runnable process for a full slice, which
+// is how a pool that yields loses its core to a niced busy loop). `every` runs once per few microseconds of spinning;
+// the spin ends early when it returns false. Returns ready().
+template <typename Ready, typename Every>
+bool spin_until(Ready&& ready, std::chrono::microseconds budget, Every&& every) {
   const auto deadline = Clock::now() + budget;
-  for (unsigned round = 1;; ++round) {
+  for (;;) {
     for (int i = 0; i < 32; ++i) {
       if (ready()) return true;
       relax();
     }
-    if (Clock::now() >= deadline) return ready();
-    if (round % 8 == 0) sched_yield();
+    if (Clock::now() >= deadline || !every()) return ready();
   }
+}
+
+// Moves the calling thread off `cpu` when its affinity mask allows another CPU: narrows the mask to exclude `cpu`
+// (the kernel migrates the thread before the call returns), then restores the mask, which keeps it where it landed.
+bool move_off_cpu(int cpu) {
+  cpu_set_t mask;
+  if (cpu < 0 || sched_getaffinity(0, sizeof(mask), &mask) != 0 || !CPU_ISSET(cpu, &mask) || CPU_COUNT(&mask) < 2)
+    return false;
+  cpu_set_t away = mask;
+  CPU_CLR(cpu, &away);
+  if (sched_setaffinity(0, sizeof(away), &away) != 0) return false;
+  sched_setaffinity(0, sizeof(mask), &mask);
+  return true;
 }
 
 }  // namespace
@@ -128,8 +142,9 @@ bool spin_until(Ready&& ready, std::chrono::microseconds budget) {
 // read only after a claim succeeds, and the run cannot end before the claimed unit is done, so a late worker never
 // runs a finished run's function or skips a unit of a new one.
 //
-// Idle workers spin briefly (back-to-back runs, one per layer, then start without a futex wake-up), yielding the
-// CPU while they do, then sleep on a condition variable; the caller signals only when some worker sleeps.
+// Idle workers spin briefly (back-to-back runs, one per layer, then start without a futex wake-up), then sleep on a
+// condition variable; the caller signals only when some worker sleeps. A worker never spins on the caller's CPU
+// (off_caller_cpu).
 struct ThreadPool::Impl {
   static constexpr uint64_t kMaxUnits = 0x7fffffff;
   static constexpr std::chrono::microseconds kWorkerSpin{1000};
@@ -150,6 +165,7 @@ struct ThreadPool::Impl {
     std::atomic<const std::function<void(size_t)>*> fn{nullptr};
     std::atomic<size_t> range{0};     // items of the run
     std::atomic<size_t> per_unit{1};  // items per claimable unit (> 1 only for more than kMaxUnits items)
+    std::atomic<int> caller_cpu{-1};  // the CPU the caller started the run on
   } run;
   alignas(64) std::atomic<uint64_t> pending{0};
 
@@ -166,6 +182,7 @@ struct ThreadPool::Impl {
   std::atomic<uint64_t> units_by_caller{0};
   std::atomic<uint64_t> units_by_workers{0};
   std::atomic<uint64_t> caller_waits{0};
+  std::atomic<uint64_t> worker_moves{0};
 
   static bool nonempty(uint64_t w) { return (w >> 32) < (w & 0xffffffffu); }
 
@@ -201,8 +218,8 @@ struct ThreadPool::Impl {
   }
 
   // Thread `self`'s share of the live run: its own range, then whatever is left in the others'; then counts the
-  // units it ran as finished (waking the caller if it sleeps on the last one). Returns that number.
-  uint64_t work_through(size_t self) {
+  // units it ran as finished (waking the caller if it sleeps on the last one).
+  void work_through(size_t self) {
     uint64_t unit = 0, done = 0;
     while (claim(self, false, &unit)) {
       run_unit(unit);
@@ -215,18 +232,35 @@ struct ThreadPool::Impl {
         ++done;
       }
     }
+    // The statistics first: the run may end (and a test read them) as soon as `pending` reaches zero.
+    if (done != 0) (self == 0 ? units_by_caller : units_by_workers).fetch_add(done, std::memory_order_relaxed);
     if (done != 0 && pending.fetch_sub(done) == done && caller_sleeping.load()) {
       std::lock_guard<std::mutex> lock(mu);
       done_cv.notify_one();
     }
-    return done;
+  }
+
+  // A worker that runs on the caller's CPU runs only while the caller does not: it adds no parallelism, and its
+  // spinning takes the caller's time. The kernel puts it there when one wakes the other (wake-affine), and its load
+  // balancer can leave both there for tens of milliseconds while another process has the other CPU to itself. So a
+  // worker that finds itself on the caller's CPU moves away; false when it cannot (its mask allows only that CPU).
+  bool off_caller_cpu() {
+    const int cpu = sched_getcpu();
+    if (cpu < 0 || cpu != run.caller_cpu.load(std::memory_order_relaxed)) return true;
+    if (!move_off_cpu(cpu)) return false;
+    worker_moves.fetch_add(1, std::memory_order_relaxed);
+    return true;
   }
 
   void worker_loop(size_t self) {
     for (;;) {
-      if (const uint64_t done = work_through(self)) units_by_workers.fetch_add(done, std::memory_order_relaxed);
+      off_caller_cpu();
+      work_through(self);
       if (stopping.load(std::memory_order_acquire)) return;
-      if (spin_until([&] { return claimable() || stopping.load(std::memory_order_relaxed); }, kWorkerSpin)) continue;
+      // Spins only while not on the caller's CPU.
+      if (spin_until([&] { return claimable() || stopping.load(std::memory_order_relaxed); }, kWorkerSpin,
+                     [&] { return off_caller_cpu(); }))
+        continue;
       std::unique_lock<std::mutex> lock(mu);
       sleepers.fetch_add(1);
       work_cv.wait(lock, [&] { return claimable() || stopping.load(); });
@@ -258,6 +292,7 @@ struct ThreadPool::Impl {
     run.fn.store(&f, std::memory_order_relaxed);
     run.range.store(n, std::memory_order_relaxed);
     run.per_unit.store(per, std::memory_order_relaxed);
+    run.caller_cpu.store(sched_getcpu(), std::memory_order_relaxed);
     pending.store(units, std::memory_order_relaxed);
     // Publishes the run, the workers' ranges first (seq_cst: pairs with a worker's sleepers increment).
     for (size_t t = nthreads; t-- > 0;) {
@@ -268,10 +303,10 @@ struct ThreadPool::Impl {
       std::lock_guard<std::mutex> lock(mu);
       work_cv.notify_all();
     }
-    units_by_caller.fetch_add(work_through(0), std::memory_order_relaxed);
+    work_through(0);
     // Every unit is claimed; wait only for those still running on workers.
     auto finished = [&] { return pending.load() == 0; };
-    if (!spin_until(finished, kCallerSpin)) {
+    if (!spin_until(finished, kCallerSpin, [] { return true; })) {
       caller_waits.fetch_add(1, std::memory_order_relaxed);
       std::unique_lock<std::mutex> lock(mu);
       caller_sleeping.store(true);
@@ -298,7 +333,7 @@ uint64_t ThreadPool::parallel_runs() const { return impl_->parallel_runs.load();
 
 ThreadPool::Stats ThreadPool::stats() const {
   return Stats{impl_->parallel_runs.load(), impl_->units_by_caller.load(), impl_->units_by_workers.load(),
-               impl_->caller_waits.load()};
+               impl_->caller_waits.load(), impl_->worker_moves.load()};
 }
 
 bool ThreadPool::_unsafe_reset_threadpool(uint32_t num_threads) {

@@ -28,12 +28,14 @@ class EXECUTORCH_API ThreadPool {
   uint64_t parallel_runs() const;
 
   // Where the work of parallel runs went (for tests and diagnostics): units run by the calling thread and by the
-  // workers, and the runs in which the caller had to sleep until a worker finished the unit it was running.
+  // workers, the runs in which the caller had to sleep until a worker finished the unit it was running, and the
+  // times a worker found itself on the caller's CPU and moved to another one.
   struct Stats {
     uint64_t parallel_runs;
     uint64_t units_by_caller;
     uint64_t units_by_workers;
     uint64_t caller_waits;
+    uint64_t worker_moves;
   };
   Stats stats() const;
 
