@@ -43,6 +43,17 @@ void qgemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offs
                    const PackedQB& B, const float* col_scale, const float* bias, float lo, float hi, float* C,
                    int64_t rsc, bool parallel = true);
 
+// XNNPACK's f32 -> qd8 quantization of one row of `len` floats: the range [min(0, min x), max(0, max x)] onto
+// [-128, 127] with a nudged integer zero point. The row's q = round_even(clamp(x * mult, -128 - zero_point,
+// 127 - zero_point)) + zero_point, its scale 1 / mult (mult = 1 for a row of zeros).
+void qd8_row_params(const float* row, int64_t len, float* mult, float* zero_point);
+
+// qgemm_dynamic on fp32 rows A(i, k) = A[i * rsa + k], each quantized as qd8_row_params says while it is converted
+// for the kernel: a dynamic quantization folded into the GEMM, with the result of quantizing the rows first (one
+// pass over them and their float copy less). Only when qgemm_available().
+void qgemm_dynamic_f32(int64_t M, const float* A, int64_t rsa, const PackedQB& B, const float* col_scale,
+                       const float* bias, float lo, float hi, float* C, int64_t rsc, bool parallel = true);
+
 // A convolution's input converted once to the int8 GEMM's activation bytes (convert_activations), so that qigemm
 // copies each tap's bytes instead of converting the same floats once per tap (9 times for a 3x3 filter).
 struct QActivations {

@@ -7,6 +7,7 @@
 #include "isa.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -26,6 +27,34 @@ constexpr int64_t kNr = 16;    // columns per panel (one zmm of int32)
 constexpr int64_t kRows = 64;  // rows converted to u8 at a time (kept in L1 while the panels stream by)
 
 }  // namespace
+
+void qd8_row_params(const float* row, int64_t len, float* mult, float* zero_point) {
+  // 16 running minima and maxima in four 4-lane vectors (GCC's vector extensions, native at every x86-64 and
+  // aarch64 ISA level): a scalar min / max is a chain of dependent compares that the compiler does not vectorize
+  // without -ffast-math.
+  typedef float V4 __attribute__((vector_size(16)));
+  constexpr int64_t kLanes = 16;
+  const V4 inf = {__builtin_inff(), __builtin_inff(), __builtin_inff(), __builtin_inff()};
+  V4 vmn[4] = {inf, inf, inf, inf}, vmx[4] = {-inf, -inf, -inf, -inf};
+  int64_t i = 0;
+  for (; i + kLanes <= len; i += kLanes)
+    for (int q = 0; q < 4; ++q) {
+      V4 v;
+      std::memcpy(&v, row + i + 4 * q, sizeof(v));
+      vmn[q] = v < vmn[q] ? v : vmn[q];
+      vmx[q] = v > vmx[q] ? v : vmx[q];
+    }
+  float mn = 0.f, mx = 0.f;  // the range always holds zero
+  for (; i < len; ++i) mn = row[i] < mn ? row[i] : mn, mx = row[i] > mx ? row[i] : mx;
+  for (int q = 0; q < 4; ++q)
+    for (int j = 0; j < 4; ++j) mn = vmn[q][j] < mn ? vmn[q][j] : mn, mx = vmx[q][j] > mx ? vmx[q][j] : mx;
+  const float m = mn == mx ? 1.f : 255.f / (mx - mn);
+  const float dmin = mn * m, dmax = mx * m;
+  float zp = (-128.f + dmin) + (127.f + dmax) > 0 ? -128.f - dmin : 127.f - dmax;
+  zp = std::min(std::max(zp, -128.f), 127.f);
+  *mult = m;
+  *zero_point = std::nearbyint(zp);
+}
 
 bool qgemm_available() {
 #if defined(__x86_64__)
@@ -85,6 +114,10 @@ struct Source {
   const float* col_scale = nullptr;   // Np entries (padded)
   const float* bias = nullptr;        // Np entries (padded) or null
   const QActivations* act = nullptr;  // segments pre-converted (qigemm)
+  // fp32 rows quantized here (qgemm_dynamic_f32): each row's offset and scale are written as it is converted, and
+  // row_offset / row_scale point at them.
+  float* qd8_offset = nullptr;
+  float* qd8_scale = nullptr;
 };
 
 // Segment pointers (into a.base, else padding) as pointers to their converted bytes (or the zero point's).
@@ -144,6 +177,28 @@ ETK_VNNI void to_u8(const float* a, int64_t n, float offset, uint8_t* d) {
     const auto mask = static_cast<__mmask16>((1u << (n - k)) - 1u);
     const __m512i v = _mm512_cvtps_epi32(_mm512_add_ps(_mm512_maskz_loadu_ps(mask, a + k), off));
     _mm512_mask_cvtusepi32_storeu_epi8(d + k, mask, v);
+  }
+}
+
+// 16 floats x as int32 round_even(clamp(x * mult, lo, hi)) + offset.
+ETK_VNNI inline __m512i quantize16(__m512 x, __m512 mult, __m512 lo, __m512 hi, __m512i offset) {
+  const __m512 c = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x, mult), lo), hi);
+  return _mm512_add_epi32(_mm512_cvtps_epi32(c), offset);  // rounds to nearest even
+}
+
+// n floats x as u8 = round_even(clamp(x * mult, lo, hi)) + offset (a row quantized on the fly; lo, hi, offset
+// integers).
+ETK_VNNI void quantize_u8(const float* a, int64_t n, float mult, float lo, float hi, float offset, uint8_t* d) {
+  const __m512 mv = _mm512_set1_ps(mult), lov = _mm512_set1_ps(lo), hiv = _mm512_set1_ps(hi);
+  const __m512i off = _mm512_set1_epi32(static_cast<int32_t>(offset));
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16) {
+    const __m512i q = quantize16(_mm512_loadu_ps(a + k), mv, lov, hiv, off);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + k), _mm512_cvtusepi32_epi8(q));
+  }
+  if (k < n) {
+    const auto mask = static_cast<__mmask16>((1u << (n - k)) - 1u);
+    _mm512_mask_cvtusepi32_storeu_epi8(d + k, mask, quantize16(_mm512_maskz_loadu_ps(mask, a + k), mv, lov, hiv, off));
   }
 }
 
@@ -315,6 +370,16 @@ ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B,
     }
     for (int64_t i = 0; i < mr; ++i) {
       uint8_t* d = u.data() + i * B.Kp;
+      if (src.qd8_offset != nullptr) {
+        const float* row = src.A + (m + i) * src.rsa;
+        float mult, zp;
+        qd8_row_params(row, B.K, &mult, &zp);
+        src.qd8_scale[m + i] = 1.f / mult;
+        src.qd8_offset[m + i] = zp + 128.f;
+        quantize_u8(row, B.K, mult, -128.f - zp, 127.f - zp, zp + 128.f, d);
+        if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
+        continue;
+      }
       const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
       if (seg == nullptr) {
         to_u8(src.A + (m + i) * src.rsa, B.K, offset, d);
@@ -350,6 +415,25 @@ void to_s8(const float* a, int64_t n, float offset, int8_t* d) {
   for (; k < n; ++k) {
     const float v = std::min(std::max(a[k] + (offset - 128.f), -128.f), 127.f);
     d[k] = static_cast<int8_t>(vcvtns_s32_f32(v));
+  }
+}
+
+// n floats x as s8 = round_even(clamp(x * mult, lo, hi)) + offset - 128 (a row quantized on the fly; u8 - 128 as
+// to_s8).
+void quantize_s8(const float* a, int64_t n, float mult, float lo, float hi, float offset, int8_t* d) {
+  const float32x4_t mv = vdupq_n_f32(mult), lov = vdupq_n_f32(lo), hiv = vdupq_n_f32(hi);
+  const int32x4_t off = vdupq_n_s32(static_cast<int32_t>(offset) - 128);
+  auto one = [&](float32x4_t x) {
+    return vaddq_s32(vcvtnq_s32_f32(vminq_f32(vmaxq_f32(vmulq_f32(x, mv), lov), hiv)), off);
+  };
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    const int32x4_t v0 = one(vld1q_f32(a + k)), v1 = one(vld1q_f32(a + k + 4));
+    vst1_s8(d + k, vqmovn_s16(vcombine_s16(vqmovn_s32(v0), vqmovn_s32(v1))));
+  }
+  for (; k < n; ++k) {
+    const float v = std::min(std::max(a[k] * mult, lo), hi);
+    d[k] = static_cast<int8_t>(vcvtns_s32_f32(v) + static_cast<int32_t>(offset) - 128);
   }
 }
 
@@ -443,6 +527,16 @@ void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo
     const float* const* seg = src.segments ? src.segments(src.ctx, m, mr, scratch.data()) : nullptr;
     for (int64_t i = 0; i < mr; ++i) {
       int8_t* d = u.data() + i * B.Kp;
+      if (src.qd8_offset != nullptr) {
+        const float* row = src.A + (m + i) * src.rsa;
+        float mult, zp;
+        qd8_row_params(row, B.K, &mult, &zp);
+        src.qd8_scale[m + i] = 1.f / mult;
+        src.qd8_offset[m + i] = zp + 128.f;
+        quantize_s8(row, B.K, mult, -128.f - zp, 127.f - zp, zp + 128.f, d);
+        if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
+        continue;
+      }
       const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
       if (seg == nullptr) {
         to_s8(src.A + (m + i) * src.rsa, B.K, offset, d);
@@ -487,11 +581,13 @@ void qgemm(int64_t M, const float* A, int64_t rsa, const PackedQB& B, float lo, 
   run(src, M, B, lo, hi, C, rsc, parallel);
 }
 
-void qgemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offset, const float* row_scale,
-                   const PackedQB& B, const float* col_scale, const float* bias, float lo, float hi, float* C,
-                   int64_t rsc, bool parallel) {
+namespace {
+
+// Dynamic rows (fp32 out): with row_offset / row_scale null, A is fp32 and quantized here.
+void dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offset, const float* row_scale, const PackedQB& B,
+             const float* col_scale, const float* bias, float lo, float hi, float* C, int64_t rsc, bool parallel) {
   // The epilogue loads 16 columns at a time: pad the per-column vectors to the panels' width.
-  thread_local std::vector<float> cs, bs;
+  thread_local std::vector<float> cs, bs, ro, rs;
   cs.assign(col_scale, col_scale + B.N);
   cs.resize(static_cast<size_t>(B.Np), 0.f);
   if (bias != nullptr) {
@@ -501,11 +597,32 @@ void qgemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offs
   Source src;
   src.A = A;
   src.rsa = rsa;
+  if (row_offset == nullptr) {
+    ro.resize(static_cast<size_t>(M));
+    rs.resize(static_cast<size_t>(M));
+    src.qd8_offset = ro.data();
+    src.qd8_scale = rs.data();
+    row_offset = ro.data();
+    row_scale = rs.data();
+  }
   src.row_offset = row_offset;
   src.row_scale = row_scale;
   src.col_scale = cs.data();
   src.bias = bias ? bs.data() : nullptr;
   run(src, M, B, lo, hi, C, rsc, parallel);
+}
+
+}  // namespace
+
+void qgemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offset, const float* row_scale,
+                   const PackedQB& B, const float* col_scale, const float* bias, float lo, float hi, float* C,
+                   int64_t rsc, bool parallel) {
+  dynamic(M, A, rsa, row_offset, row_scale, B, col_scale, bias, lo, hi, C, rsc, parallel);
+}
+
+void qgemm_dynamic_f32(int64_t M, const float* A, int64_t rsa, const PackedQB& B, const float* col_scale,
+                       const float* bias, float lo, float hi, float* C, int64_t rsc, bool parallel) {
+  dynamic(M, A, rsa, nullptr, nullptr, B, col_scale, bias, lo, hi, C, rsc, parallel);
 }
 
 void qigemm(int64_t M, int64_t T, int64_t L, RowSegments segments, const void* ctx, const PackedQB& B, float lo,
@@ -554,6 +671,8 @@ void convert_activations(const float* x, int64_t n, const PackedQB& B, QActivati
 void qgemm(int64_t, const float*, int64_t, const PackedQB&, float, float, float*, int64_t, bool) {}
 void qgemm_dynamic(int64_t, const float*, int64_t, const float*, const float*, const PackedQB&, const float*,
                    const float*, float, float, float*, int64_t, bool) {}
+void qgemm_dynamic_f32(int64_t, const float*, int64_t, const PackedQB&, const float*, const float*, float, float,
+                       float*, int64_t, bool) {}
 void qigemm(int64_t, int64_t, int64_t, RowSegments, const void*, const PackedQB&, float, float, float*, int64_t, bool,
             const QActivations*) {}
 void convert_activations(const float*, int64_t, const PackedQB&, QActivations*) {}

@@ -635,6 +635,61 @@ TEST_F(Kernels, Int8GemmDynamicRowsMatchReference) {
   }
 }
 
+// fp32 rows quantized inside the GEMM (a Convert to qd8 folded into it): qd8_row_params equals XNNPACK's formula
+// on a plain min / max scan, and qgemm_dynamic_f32 equals quantizing the rows first, then qgemm_dynamic, bit for bit.
+TEST_F(Kernels, Int8GemmQuantizesFp32RowsLikeConvertThenGemm) {
+  if (!etk::qgemm_available()) GTEST_SKIP() << "no AVX-512 VNNI / dotprod (the callers keep their fp32 path)";
+  std::mt19937 rng(17);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::normal_distribution<float> normal(0.f, 1.f);
+  for (int it = 0; it < 60; ++it) {
+    const int64_t M = uni(1, 90), K = uni(1, 300), N = uni(1, 70);
+    const bool has_bias = uni(0, 1), par = uni(0, 1);
+    std::vector<float> A(static_cast<size_t>(M * K)), B(static_cast<size_t>(K * N)), cscale(N), bias(N);
+    for (int64_t i = 0; i < M; ++i) {
+      // Rows of mixed sign, all positive, all negative, all zero; magnitudes from 1e-3 to 1e3.
+      const int kind = uni(0, 3);
+      const float mag = std::ldexp(1.f, uni(-10, 10));
+      for (int64_t k = 0; k < K; ++k) {
+        const float v = normal(rng) * mag;
+        A[i * K + k] = kind == 0 ? v : kind == 1 ? std::abs(v) : kind == 2 ? -std::abs(v) : 0.f;
+      }
+    }
+    for (auto& v : B) v = static_cast<float>(uni(-128, 127));
+    for (int64_t j = 0; j < N; ++j) {
+      cscale[j] = std::ldexp(static_cast<float>(uni(1, 1000)), -uni(8, 16));
+      bias[j] = static_cast<float>(uni(-1000, 1000)) / 100.f;
+    }
+    // The rows quantized first, as the Convert does.
+    std::vector<float> Q(A.size()), offset(M), rscale(M);
+    for (int64_t i = 0; i < M; ++i) {
+      float mn = 0.f, mx = 0.f;
+      for (int64_t k = 0; k < K; ++k) mn = std::min(mn, A[i * K + k]), mx = std::max(mx, A[i * K + k]);
+      const float want_mult = mn == mx ? 1.f : 255.f / (mx - mn);
+      const float dmin = mn * want_mult, dmax = mx * want_mult;
+      const float zp0 = (-128.f + dmin) + (127.f + dmax) > 0 ? -128.f - dmin : 127.f - dmax;
+      const float want_zp = std::nearbyint(std::min(std::max(zp0, -128.f), 127.f));
+      float mult = 0.f, zp = 0.f;
+      etk::qd8_row_params(A.data() + i * K, K, &mult, &zp);
+      ASSERT_EQ(mult, want_mult) << "it " << it << " row " << i;
+      ASSERT_EQ(zp, want_zp) << "it " << it << " row " << i;
+      for (int64_t k = 0; k < K; ++k)
+        Q[i * K + k] = std::nearbyint(std::min(std::max(A[i * K + k] * mult, -128.f - zp), 127.f - zp));
+      offset[i] = zp + 128.f;
+      rscale[i] = 1.f / mult;
+    }
+    etk::PackedQB pq;
+    etk::pack_qb(K, N, B.data(), N, 1, nullptr, nullptr, 0.f, &pq);
+    std::vector<float> want(static_cast<size_t>(M * N)), got(static_cast<size_t>(M * N));
+    const float* b = has_bias ? bias.data() : nullptr;
+    etk::qgemm_dynamic(M, Q.data(), K, offset.data(), rscale.data(), pq, cscale.data(), b, -50.f, 50.f, want.data(), N,
+                       par);
+    etk::qgemm_dynamic_f32(M, A.data(), K, pq, cscale.data(), b, -50.f, 50.f, got.data(), N, par);
+    for (size_t e = 0; e < got.size(); ++e)
+      ASSERT_EQ(got[e], want[e]) << "it " << it << " M " << M << " K " << K << " N " << N << " element " << e;
+  }
+}
+
 // Blockwise 4-bit weights (8da4w): packed back to 4 bits exactly, and the product (the decode pass for few rows,
 // expanded blocks on the fp32 GEMM for more) equals the dequantized weights' product in double precision.
 TEST_F(Kernels, BlockwiseInt4GemmMatchesReference) {

@@ -142,6 +142,9 @@ struct Node {
   // the int8 GEMM reads each filter row in place instead of copying it per output pixel (0: gic channels).
   uint32_t padded_c = 0;
   etk::PackedQB4 qb4;  // a fully connected node with blockwise 4-bit weights kept 4-bit (qb4.N > 0)
+  // A kDynamicGemm fully connected node that reads the fp32 input of the Convert to qdint8 before it (the Convert
+  // removed, fold_dynamic_converts): the int8 GEMM quantizes each row as it converts it.
+  bool qd8_input = false;
 };
 
 struct Graph {
@@ -215,6 +218,9 @@ void constant_to_float(Value& v, const void* src, float* dst);
 // At prepare (after the serialized shapes are known): decides each node's QMode, computes requantization scales,
 // and gives the nodes that need real-valued weights dequantized copies of quantized constants.
 Error plan_quantized(Graph& g);
+// A Convert from fp32 to qdint8 read only by a kDynamicGemm fully connected node (on the int8 GEMM) is removed, and
+// that node reads the Convert's input and quantizes its rows itself (Node::qd8_input). After plan_quantized.
+void fold_dynamic_converts(Graph& g);
 // Before / after a node's kernel (run_graph): dequantizes a kGeneric node's quantized inputs into scratch
 // (swapping g.ptrs), then restores g.ptrs and quantizes its output, or requantizes a kRequant node's output.
 void quant_inputs(Graph& g, const Node& n);

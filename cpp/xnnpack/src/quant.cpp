@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
-#include <cstring>
 #include <unordered_map>
 
 #include <float16.h>
@@ -576,18 +575,12 @@ int64_t row_length(const Shape& s, uint32_t nonbatch) {
 namespace {
 
 // XNNPACK's f32 -> qd8 of one row, in place: the range [min(0, lo), max(0, hi)] onto [-128, 127] with a nudged
-// zero point; the row becomes q - zero_point; *scale and *offset (zero point + 128) describe it. Compiled per ISA
-// level (the min / max scan and the rounding vectorize).
+// zero point (etk::qd8_row_params); the row becomes q - zero_point; *scale and *offset (zero point + 128) describe
+// it. Compiled per ISA level (the rounding vectorizes).
 template <typename F>
 inline __attribute__((always_inline)) void qd8_row_impl(float* row, int64_t len, float* scale, float* offset, F) {
-  float mn = INFINITY, mx = -INFINITY;
-  for (int64_t i = 0; i < len; ++i) mn = row[i] < mn ? row[i] : mn, mx = row[i] > mx ? row[i] : mx;
-  const float rmin = std::fmin(0.f, mn), rmax = std::fmax(0.f, mx);
-  const float mult = rmin == rmax ? 1.f : 255.f / (rmax - rmin);
-  const float dmin = rmin * mult, dmax = rmax * mult;
-  float zp = (-128.f + dmin) + (127.f + dmax) > 0 ? -128.f - dmin : 127.f - dmax;
-  zp = std::fmin(std::fmax(zp, -128.f), 127.f);
-  const float nzp = static_cast<float>(std::lrintf(zp));
+  float mult, nzp;
+  etk::qd8_row_params(row, len, &mult, &nzp);
   const float lo = -128.f - nzp, hi = 127.f - nzp;
   for (int64_t i = 0; i < len; ++i) row[i] = round_even(clampf(row[i] * mult, lo, hi));
   *scale = 1.f / mult;
@@ -724,6 +717,24 @@ ETK_ISA_DISPATCH(qadd, (const float* a, const float* b, float* y, int64_t n, con
 
 }  // namespace
 
+void fold_dynamic_converts(Graph& g) {
+  const ValueUse use = value_use(g);
+  std::vector<bool> drop(g.nodes.size(), false);
+  for (Node& n : g.nodes) {
+    if (n.qmode != QMode::kDynamicGemm || n.qb.N == 0 || n.kind != NodeKind::FullyConnected) continue;
+    const size_t v = static_cast<size_t>(n.in[0]);
+    const int p = use.producer[v];
+    if (p < 0 || use.readers[v] != 1 || g.values[v].is_output || g.values[v].q.channel_dim != 1) continue;
+    const Node& c = g.nodes[static_cast<size_t>(p)];
+    if (c.kind != NodeKind::Convert || c.nin != 1 || g.values[static_cast<size_t>(c.in[0])].q.kind != QKind::kNone)
+      continue;
+    n.in[0] = c.in[0];
+    n.qd8_input = true;
+    drop[static_cast<size_t>(p)] = true;
+  }
+  remove_nodes(g, drop);
+}
+
 void pack_blockwise_weights(Graph& g) {
   const std::vector<int> readers = value_use(g).readers;
   for (Node& n : g.nodes) {
@@ -772,6 +783,11 @@ Error run_qgemm(Graph& g, const Node& n, float* y) {
   const int64_t K = n.qb.K, M = numel_dims(si) / std::max<int64_t>(K, 1);
   if (si.empty() || si.back() != K) return node_fail(n, "input channels differ from the weights':", si);
   const float* x = g.ptrs[static_cast<size_t>(n.in[0])];
+  if (n.qd8_input) {
+    const float* bias = n.bias >= 0 ? g.ptrs[static_cast<size_t>(n.bias)] : nullptr;
+    etk::qgemm_dynamic_f32(M, x, K, n.qb, n.requant.data(), bias, n.out_min, n.out_max, y, n.qb.N);
+    return Error::Ok;
+  }
   if (n.qmode == QMode::kDynamicGemm) {
     const std::vector<float>& rs = g.row_scale[static_cast<size_t>(n.in[0])];
     const std::vector<float>& ro = g.row_offset[static_cast<size_t>(n.in[0])];
