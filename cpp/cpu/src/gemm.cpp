@@ -531,6 +531,10 @@ inline __attribute__((always_inline)) void igemm_impl(const IgArgs& g, int64_t m
     ptrs.reset(new const float*[static_cast<size_t>(MR * g.T)]);
     cap = MR * g.T;
   }
+  // Once: each use of a thread_local in a shared library is a __tls_get_addr call, and in a thread that started
+  // before the library was loaded (the pool's workers; this one is loaded on demand) glibc 2.36 takes its slow
+  // path every time (8 % of a 1x1 layer's time on a worker).
+  const float** const row_ptrs = ptrs.get();
   const PackedB& B = *g.B;
   const int64_t T = g.T, L = g.L, K = T * L;
   const int64_t lblocks = (L + kKBlock - 1) / kKBlock, lchunk = (L + lblocks - 1) / lblocks;
@@ -554,7 +558,7 @@ inline __attribute__((always_inline)) void igemm_impl(const IgArgs& g, int64_t m
           const bool first = t0 == 0 && l0 == 0, last = t1 == T && l1 == L;
           for (int64_t m = mc; m < mc1; m += MR) {
             const int64_t mr = std::min<int64_t>(MR, mc1 - m);
-            const float* const* rp = g.rows(g.ctx, m, mr, ptrs.get());
+            const float* const* rp = g.rows(g.ctx, m, mr, row_ptrs);
             float* cp = g.C + m * g.rsc + p * NR;
             // A single row (a decode step's matrix-vector product, or the last rows of a block) gets a one-row
             // kernel: the full-height one would repeat the row MR times and turn a memory-bound pass into a
@@ -617,6 +621,7 @@ inline __attribute__((always_inline)) void pair_kernel(const IgArgs& g, int64_t 
     ptrs.reset(new const float*[static_cast<size_t>(MR * g.T)]);
     cap = MR * g.T;
   }
+  const float** const row_ptrs = ptrs.get();  // once (see igemm_impl)
   const PackedB& B = *g.B;
   const int64_t L = g.L, L2 = L / 2, nr = B.N;
   const v16i even = {-1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0};
@@ -625,7 +630,7 @@ inline __attribute__((always_inline)) void pair_kernel(const IgArgs& g, int64_t 
   const v8f lov = v8f{} + g.lo, hiv = v8f{} + g.hi;
   for (int64_t m = m0; m < m1; m += MR) {
     const int64_t mr = std::min<int64_t>(MR, m1 - m);
-    const float* const* a = g.rows(g.ctx, m, mr, ptrs.get());
+    const float* const* a = g.rows(g.ctx, m, mr, row_ptrs);
     v16f acc[MR];
     for (int i = 0; i < MR; ++i) acc[i] = bias;
     const float* Bp = B.data.data();
