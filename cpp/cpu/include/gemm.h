@@ -55,9 +55,11 @@ void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float*
 
 // Depthwise convolution over an indirection table (channel multiplier 1): output row m (a pixel, C channels)
 // = clamp(bias + sum_t taps[m * T + t][c] * w[t * C + c], lo, hi); taps point at input pixels or at zeros. With
-// `requant` (per channel): round_to_nearest_even(clamp((bias + sum) * requant[c], lo, hi)) (quantized outputs).
+// `requant` (per channel): round_to_nearest_even(clamp((bias + sum) * requant[c], lo, hi)) (quantized outputs),
+// times `out_scale` when nonzero (those outputs dequantized to fp32 as they are stored).
 void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, const float* w, const float* bias,
-                     float* y, float lo, float hi, bool parallel = true, const float* requant = nullptr);
+                     float* y, float lo, float hi, bool parallel = true, const float* requant = nullptr,
+                     float out_scale = 0.f);
 
 // Work (in multiply-adds) below which igemm / gemm_packed / dwconv_nhwc run on the calling thread: 2e5 by
 // default (about 8 us of one core; the pool's workers spin between runs, so a split costs ~1 us, but smaller

@@ -24,6 +24,9 @@ struct PackedQB {
   std::vector<int32_t> colsum;  // Np: sum_k B(k, j) (dynamic rows bring their own offsets)
   std::vector<float> scale;     // Np: the requantization scale of column j
   float a_offset = 0;           // the activations' u8 = A + a_offset
+  // Requantized outputs (qgemm, qigemm) times this as they are stored when nonzero: the output dequantized to fp32
+  // (q - zero_point) * out_scale, a Convert after the layer folded into it.
+  float out_scale = 0;
 };
 
 // B(k, j) = B[k * rsb + j * csb]: integer-valued floats in [-128, 127]. bias(j): integer-valued floats or null.

@@ -957,6 +957,7 @@ struct DwiArgs {
   float* y;
   float lo, hi;
   const float* requant;  // per channel, or null
+  float out_scale;       // with requant: the rounded outputs times it when nonzero
 };
 
 // One block of NV channel vectors at channel c of P output pixels (1, 2 or 4: they share each weight load), reduced
@@ -1000,6 +1001,7 @@ inline __attribute__((always_inline)) void dwi_block(const DwiArgs& a, const flo
         z = z < lov ? lov : z;
         z = z > hiv ? hiv : z;
         z = (z + magic) - magic;
+        if (a.out_scale != 0.f) z *= a.out_scale;
         std::memcpy(out[q] + c + v * W, &z, sizeof(VT));
       }
     } else {
@@ -1072,7 +1074,8 @@ inline __attribute__((always_inline)) void dwi_rows(const DwiArgs& a, int64_t r0
       for (int64_t t = 0; t < a.T; ++t) acc += xt[0][t][c] * a.w[t * C + c];
       if (a.requant) acc *= a.requant[c];
       acc = std::min(std::max(acc, a.lo), a.hi);
-      out[0][c] = a.requant ? (acc + 12582912.f) - 12582912.f : acc;
+      if (a.requant) acc = (acc + 12582912.f) - 12582912.f;
+      out[0][c] = a.requant && a.out_scale != 0.f ? acc * a.out_scale : acc;
     }
   }
 }
@@ -1129,7 +1132,7 @@ void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float*
 }
 
 void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, const float* w, const float* bias,
-                     float* y, float lo, float hi, bool parallel, const float* requant) {
+                     float* y, float lo, float hi, bool parallel, const float* requant, float out_scale) {
   if (M <= 0) return;
   DwiFn fn = dwi_base;
 #if defined(__x86_64__) || defined(__i386__)
@@ -1139,7 +1142,7 @@ void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, 
     fn = dwi_avx2;
   }
 #endif
-  const DwiArgs a{T, C, taps, w, bias, y, lo, hi, requant};
+  const DwiArgs a{T, C, taps, w, bias, y, lo, hi, requant, out_scale};
   const double flops = static_cast<double>(M) * static_cast<double>(T * C);
   if (!parallel || flops < parallel_min_flops() || ::executorch::extension::get_thread_count() <= 1) {
     fn(a, 0, M);

@@ -208,6 +208,7 @@ ETK_VNNI inline void store_row(__m512i acc, const PackedQB& B, int64_t j0, float
   __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), _mm512_loadu_ps(B.scale.data() + j0));
   f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
   f = _mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  if (B.out_scale != 0.f) f = _mm512_mul_ps(f, _mm512_set1_ps(B.out_scale));
   _mm512_mask_storeu_ps(c, mask, f);
 }
 
@@ -461,7 +462,8 @@ inline void store(const int32x4_t (&acc)[4], const Source& src, int64_t r, const
       const int32x4_t v =
           vaddq_s32(vmlaq_s32(acc[q], k128, vld1q_s32(B.colsum.data() + j)), vld1q_s32(B.corr.data() + j));
       const float32x4_t f = vmulq_f32(vcvtq_f32_s32(v), vld1q_f32(B.scale.data() + j));
-      vst1q_f32(out + 4 * q, vrndnq_f32(vminq_f32(vmaxq_f32(f, lov), hiv)));
+      const float32x4_t r = vrndnq_f32(vminq_f32(vmaxq_f32(f, lov), hiv));
+      vst1q_f32(out + 4 * q, B.out_scale != 0.f ? vmulq_n_f32(r, B.out_scale) : r);
     }
   }
   std::memcpy(c, out, static_cast<size_t>(n) * sizeof(float));

@@ -476,14 +476,17 @@ TEST_F(Kernels, DepthwiseRequantizesLikeASecondPass) {
     std::vector<const float*> taps(static_cast<size_t>(M * T));
     for (int64_t k = 0; k < M * T; ++k) taps[static_cast<size_t>(k)] = x.data() + k * C;
     const float lo = -128.f - static_cast<float>(uni(0, 3)), hi = 127.f - static_cast<float>(uni(0, 3));
-    etk::dwconv_indirect(M, T, C, taps.data(), w.data(), b.data(), y.data(), lo, hi, uni(0, 1), r.data());
+    // Half the time dequantized as they are stored (a Convert to fp32 folded into the layer).
+    const float out_scale = uni(0, 1) ? std::ldexp(static_cast<float>(uni(1, 1000)), -uni(8, 16)) : 0.f;
+    etk::dwconv_indirect(M, T, C, taps.data(), w.data(), b.data(), y.data(), lo, hi, uni(0, 1), r.data(), out_scale);
     int64_t wrong = 0;
     for (int64_t m = 0; m < M; ++m) {
       for (int64_t c = 0; c < C; ++c) {
         float acc = b[static_cast<size_t>(c)];
         for (int64_t t = 0; t < T; ++t)
           acc += taps[static_cast<size_t>(m * T + t)][c] * w[static_cast<size_t>(t * C + c)];
-        const float want = std::nearbyint(std::min(std::max(acc * r[static_cast<size_t>(c)], lo), hi));
+        float want = std::nearbyint(std::min(std::max(acc * r[static_cast<size_t>(c)], lo), hi));
+        if (out_scale != 0.f) want *= out_scale;
         wrong += y[static_cast<size_t>(m * C + c)] != want;
       }
     }
@@ -567,6 +570,8 @@ TEST_F(Kernels, Int8GemmMatchesIntegerReference) {
       for (int64_t j = 0; j < N; ++j) Bs[static_cast<size_t>(k * rsb + j * csb)] = B[static_cast<size_t>(k * N + j)];
     etk::PackedQB pq;
     etk::pack_qb(K, N, Bs.data(), rsb, csb, bias.data(), scale.data(), static_cast<float>(offset), &pq);
+    // Half the time the outputs are dequantized as they are stored (a Convert to fp32 folded into the layer).
+    pq.out_scale = uni(0, 1) ? std::ldexp(static_cast<float>(uni(1, 1000)), -uni(8, 16)) : 0.f;
     // Segments: each row's T segments point into A's row or at zeros.
     static const std::vector<float> zeros(64, 0.f);
     std::vector<const float*> table(static_cast<size_t>(M * T));
@@ -589,7 +594,8 @@ TEST_F(Kernels, Int8GemmMatchesIntegerReference) {
           const int32_t a = seg == zeros.data() ? 0 : static_cast<int32_t>(seg[k % L]);
           acc += a * static_cast<int32_t>(B[static_cast<size_t>(k * N + j)]);
         }
-        const float want = std::nearbyint(std::min(std::max(static_cast<float>(acc) * scale[j], lo), hi));
+        float want = std::nearbyint(std::min(std::max(static_cast<float>(acc) * scale[j], lo), hi));
+        if (pq.out_scale != 0.f) want *= pq.out_scale;
         ASSERT_EQ(C[static_cast<size_t>(i * N + j)], want)
             << "it " << it << " M " << M << " K " << K << " N " << N << " (" << i << ", " << j << ") offset " << offset;
       }

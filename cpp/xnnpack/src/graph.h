@@ -143,8 +143,11 @@ struct Node {
   uint32_t padded_c = 0;
   etk::PackedQB4 qb4;  // a fully connected node with blockwise 4-bit weights kept 4-bit (qb4.N > 0)
   // A kDynamicGemm fully connected node that reads the fp32 input of the Convert to qdint8 before it (the Convert
-  // removed, fold_dynamic_converts): the int8 GEMM quantizes each row as it converts it.
+  // removed, fold_converts): the int8 GEMM quantizes each row as it converts it.
   bool qd8_input = false;
+  // A kRequant node that writes the fp32 output of the Convert after it (the Convert removed, fold_converts): its
+  // requantized outputs (q - zero_point) times this scale (0: not folded; qb.out_scale too on the int8 GEMM).
+  float dequant_out = 0.f;
 };
 
 struct Graph {
@@ -218,9 +221,12 @@ void constant_to_float(Value& v, const void* src, float* dst);
 // At prepare (after the serialized shapes are known): decides each node's QMode, computes requantization scales,
 // and gives the nodes that need real-valued weights dequantized copies of quantized constants.
 Error plan_quantized(Graph& g);
-// A Convert from fp32 to qdint8 read only by a kDynamicGemm fully connected node (on the int8 GEMM) is removed, and
-// that node reads the Convert's input and quantizes its rows itself (Node::qd8_input). After plan_quantized.
-void fold_dynamic_converts(Graph& g);
+// Converts folded into the quantized node next to them, and removed (after plan_quantized): a Convert from fp32 to
+// qdint8 read only by a kDynamicGemm fully connected node on the int8 GEMM (that node reads the Convert's input and
+// quantizes its rows itself, Node::qd8_input), and a Convert from a per-tensor quantized value to fp32 that is the
+// only reader of a kRequant node's output (that node dequantizes as it stores, Node::dequant_out). The same
+// arithmetic, one pass over the activations and one node less.
+void fold_converts(Graph& g);
 // Before / after a node's kernel (run_graph): dequantizes a kGeneric node's quantized inputs into scratch
 // (swapping g.ptrs), then restores g.ptrs and quantizes its output, or requantizes a kRequant node's output.
 void quant_inputs(Graph& g, const Node& n);

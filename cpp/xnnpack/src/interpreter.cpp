@@ -403,7 +403,7 @@ Error prepare_graph(Graph& g) {
   depthwise_multiplier_to_conv(g);
   absorb_input_transposes(g);
   ET_CHECK_OK_OR_RETURN_ERROR(plan_quantized(g));
-  fold_dynamic_converts(g);
+  fold_converts(g);
   // Static checks with the serialized shapes, buffer slots, and weight packing.
   g.shapes.assign(g.values.size(), Shape());
   g.ptrs.assign(g.values.size(), nullptr);

@@ -631,6 +631,8 @@ void requantize_output(const Node& n, float* y, int64_t total) {
     for (int64_t m = b; m < e; ++m) {
       float* row = y + m * oc;
       for (int64_t c = 0; c < oc; ++c) row[c] = round_even(clampf(row[c] * r[c], lo, hi));
+      if (n.dequant_out != 0.f)
+        for (int64_t c = 0; c < oc; ++c) row[c] *= n.dequant_out;
     }
   });
 }
@@ -717,20 +719,40 @@ ETK_ISA_DISPATCH(qadd, (const float* a, const float* b, float* y, int64_t n, con
 
 }  // namespace
 
-void fold_dynamic_converts(Graph& g) {
+void fold_converts(Graph& g) {
   const ValueUse use = value_use(g);
   std::vector<bool> drop(g.nodes.size(), false);
-  for (Node& n : g.nodes) {
-    if (n.qmode != QMode::kDynamicGemm || n.qb.N == 0 || n.kind != NodeKind::FullyConnected) continue;
-    const size_t v = static_cast<size_t>(n.in[0]);
-    const int p = use.producer[v];
-    if (p < 0 || use.readers[v] != 1 || g.values[v].is_output || g.values[v].q.channel_dim != 1) continue;
-    const Node& c = g.nodes[static_cast<size_t>(p)];
-    if (c.kind != NodeKind::Convert || c.nin != 1 || g.values[static_cast<size_t>(c.in[0])].q.kind != QKind::kNone)
-      continue;
-    n.in[0] = c.in[0];
-    n.qd8_input = true;
-    drop[static_cast<size_t>(p)] = true;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
+    if (n.qmode == QMode::kDynamicGemm && n.qb.N > 0 && n.kind == NodeKind::FullyConnected) {
+      // Convert (fp32 -> qdint8) -> n.
+      const size_t v = static_cast<size_t>(n.in[0]);
+      const int p = use.producer[v];
+      if (p < 0 || use.readers[v] != 1 || g.values[v].is_output || g.values[v].q.channel_dim != 1) continue;
+      const Node& c = g.nodes[static_cast<size_t>(p)];
+      if (c.kind != NodeKind::Convert || c.nin != 1 || g.values[static_cast<size_t>(c.in[0])].q.kind != QKind::kNone)
+        continue;
+      n.in[0] = c.in[0];
+      n.qd8_input = true;
+      drop[static_cast<size_t>(p)] = true;
+    } else if (n.qmode == QMode::kRequant && n.into < 0 && !n.fused_away) {
+      // n -> Convert (per-tensor quantized -> fp32): the Convert is the next node reading n's output, and the only one.
+      const size_t v = static_cast<size_t>(n.out);
+      const Value& q = g.values[v];
+      if (use.readers[v] != 1 || q.is_output || q.q.kind != QKind::kStatic) continue;
+      for (size_t j = i + 1; j < g.nodes.size(); ++j) {
+        Node& c = g.nodes[j];
+        if (std::none_of(c.in, c.in + c.nin, [&](int x) { return x == n.out; })) continue;
+        if (c.kind == NodeKind::Convert && c.nin == 1 && !c.has_min_max &&
+            g.values[static_cast<size_t>(c.out)].q.kind == QKind::kNone) {
+          n.dequant_out = q.q.scale;
+          if (n.qb.N > 0) n.qb.out_scale = q.q.scale;
+          n.out = c.out;
+          drop[j] = true;
+        }
+        break;  // the only reader
+      }
+    }
   }
   remove_nodes(g, drop);
 }

@@ -278,7 +278,8 @@ void depthwise(Node& n, const Shape& si, const float* x, const float* w, const f
     const int64_t M = N * OH * OW;
     ensure_conv_table(n, r, M, 1);
     if (n.qmode == QMode::kRequant) {  // requantized as it stores
-      etk::dwconv_indirect(M, KH * KW, C, n.table.data(), w, bias, y, n.qlo, n.qhi, true, n.requant.data());
+      etk::dwconv_indirect(M, KH * KW, C, n.table.data(), w, bias, y, n.qlo, n.qhi, true, n.requant.data(),
+                           n.dequant_out);
     } else {
       etk::dwconv_indirect(M, KH * KW, C, n.table.data(), w, bias, y, n.out_min, n.out_max);
     }
