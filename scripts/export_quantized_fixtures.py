@@ -165,6 +165,12 @@ def build_specs() -> list[QSpec]:
     import timm
     from torchvision.models.shufflenetv2 import ShuffleNetV2
 
+    from torchvision.models.efficientnet import EfficientNet, _efficientnet_conf
+
+    def efficientnet_b0(width: float) -> nn.Module:
+        setting, last = _efficientnet_conf("efficientnet_b0", width_mult=width, depth_mult=1.0)
+        return EfficientNet(setting, dropout=0.2, last_channel=last, num_classes=10)
+
     kws_make, kws_seed = real_spec("kws_ds_cnn")
     return [
         QSpec(
@@ -233,6 +239,16 @@ def build_specs() -> list[QSpec]:
             lambda: ShuffleNetV2([4, 8, 4], [24, 24, 48, 96, 256], num_classes=10),
             (1, 3, 48, 48),
             202,
+        ),
+        QSpec(
+            "tv_efficientnet_b0",
+            "torchvision EfficientNet-B0 blocks at width_mult 0.25 (export_fixtures.py: 0.35 at 128x128), 10 "
+            "classes, static int8: SiLU and the squeeze-excite sigmoid stay fp32 between quantized convolutions "
+            "(Converts on both sides); input [1,3,48,48].",
+            "static_int8",
+            lambda: efficientnet_b0(0.25),
+            (1, 3, 48, 48),
+            203,
         ),
         QSpec(
             "q8_ops",

@@ -134,7 +134,7 @@ struct Node {
   // Quantized operands (quant.cpp).
   QMode qmode = QMode::kNone;
   std::vector<float> requant;  // kRequant: per output channel
-  float qlo = 0.f, qhi = 0.f;  // kRequant: the output's clamp range, centered (q - zero_point)
+  float qlo = 0.f, qhi = 0.f;  // kRequant, quant_inv: the output's clamp range, centered (q - zero_point)
   etk::PackedQB qb;            // kRequant fully connected / convolution on the int8 GEMM (qb.N > 0)
   etk::QActivations qact;      // per call: such a convolution's input as the int8 GEMM's bytes
   // Such a convolution on padded rows (an image stem) whose filter rows are not whole 4-byte groups (3 x 3
@@ -148,6 +148,9 @@ struct Node {
   // A kRequant node that writes the fp32 output of the Convert after it (the Convert removed, fold_converts): its
   // requantized outputs (q - zero_point) times this scale (0: not folded; qb.out_scale too on the int8 GEMM).
   float dequant_out = 0.f;
+  // An fp32 node (Hardswish, SiLU) that writes the quantized output of the Convert after it (the Convert removed,
+  // fold_converts): quantize_like_convert with this 1 / scale and [qlo, qhi], in the same pass (0: not folded).
+  float quant_inv = 0.f;
 };
 
 struct Graph {
@@ -221,11 +224,12 @@ void constant_to_float(Value& v, const void* src, float* dst);
 // At prepare (after the serialized shapes are known): decides each node's QMode, computes requantization scales,
 // and gives the nodes that need real-valued weights dequantized copies of quantized constants.
 Error plan_quantized(Graph& g);
-// Converts folded into the quantized node next to them, and removed (after plan_quantized): a Convert from fp32 to
-// qdint8 read only by a kDynamicGemm fully connected node on the int8 GEMM (that node reads the Convert's input and
-// quantizes its rows itself, Node::qd8_input), and a Convert from a per-tensor quantized value to fp32 that is the
-// only reader of a kRequant node's output (that node dequantizes as it stores, Node::dequant_out). The same
-// arithmetic, one pass over the activations and one node less.
+// Converts folded into the node next to them, and removed (after plan_quantized and fuse_silu): a Convert from fp32
+// to qdint8 read only by a kDynamicGemm fully connected node on the int8 GEMM (that node reads the Convert's input
+// and quantizes its rows itself, Node::qd8_input); a Convert from a per-tensor quantized value to fp32 that is the
+// only reader of a kRequant node's output (that node dequantizes as it stores, Node::dequant_out); a Convert from
+// fp32 to a per-tensor quantized value that is the only reader of an fp32 Hardswish or SiLU (that node quantizes as
+// it stores, Node::quant_inv). The same arithmetic, one pass over the activations and one node less.
 void fold_converts(Graph& g);
 // Before / after a node's kernel (run_graph): dequantizes a kGeneric node's quantized inputs into scratch
 // (swapping g.ptrs), then restores g.ptrs and quantizes its output, or requantizes a kRequant node's output.

@@ -403,7 +403,6 @@ Error prepare_graph(Graph& g) {
   depthwise_multiplier_to_conv(g);
   absorb_input_transposes(g);
   ET_CHECK_OK_OR_RETURN_ERROR(plan_quantized(g));
-  fold_converts(g);
   // Static checks with the serialized shapes, buffer slots, and weight packing.
   g.shapes.assign(g.values.size(), Shape());
   g.ptrs.assign(g.values.size(), nullptr);
@@ -415,6 +414,7 @@ Error prepare_graph(Graph& g) {
   Error e = run_graph(g, /*compute=*/false);
   if (e != Error::Ok) return e;
   fuse_silu(g);
+  fold_converts(g);  // after fuse_silu: a SiLU takes the Convert after it
   elide_concats(g);
   assign_slots(g);
   pack_blockwise_weights(g);

@@ -30,10 +30,6 @@ const char* dt_name(DT t) {
 
 bool valid_scale(float s) { return std::isnormal(s) && s > 0.f; }
 
-// Round to nearest, ties to even (the default rounding mode, as lrintf), for |x| < 2^22: vectorizes, unlike
-// nearbyintf without SSE4.1.
-inline float round_even(float x) { return (x + 12582912.f) - 12582912.f; }
-
 using etkb::bf16_to_float;
 
 // The floats of a scale vector given inline or, by index, in the constant data (fp32, or bf16 for blockwise).
@@ -747,6 +743,25 @@ void fold_converts(Graph& g) {
             g.values[static_cast<size_t>(c.out)].q.kind == QKind::kNone) {
           n.dequant_out = q.q.scale;
           if (n.qb.N > 0) n.qb.out_scale = q.q.scale;
+          n.out = c.out;
+          drop[j] = true;
+        }
+        break;  // the only reader
+      }
+    } else if (n.qmode == QMode::kNone && (n.kind == NodeKind::Hardswish || n.silu_input >= 0)) {
+      // n (fp32) -> Convert (fp32 -> per-tensor quantized): the Convert is the only reader of n's output.
+      const size_t v = static_cast<size_t>(n.out);
+      if (use.readers[v] != 1 || g.values[v].is_output || g.values[v].q.kind != QKind::kNone) continue;
+      for (size_t j = i + 1; j < g.nodes.size(); ++j) {
+        Node& c = g.nodes[j];
+        if (std::none_of(c.in, c.in + c.nin, [&](int x) { return x == n.out; })) continue;
+        const Quant& q = g.values[static_cast<size_t>(c.out)].q;
+        if (c.kind == NodeKind::Convert && c.nin == 1 && !c.has_min_max && c.qmode == QMode::kOnePass &&
+            q.kind == QKind::kStatic) {
+          const float zp = static_cast<float>(q.zero_point);
+          n.quant_inv = 1.f / q.scale;
+          n.qlo = static_cast<float>(q.qmin) - zp;
+          n.qhi = static_cast<float>(q.qmax) - zp;
           n.out = c.out;
           drop[j] = true;
         }

@@ -145,8 +145,19 @@ Error run_multiply(Graph& g, Node& n, const Shape& so, float* y) {
   const float lo = n.out_min, hi = n.out_max;
   if (n.silu_input >= 0) {  // x * sigmoid(x), the Sigmoid fused away at prepare (fuse_silu)
     const float* x = g.ptrs[n.silu_input];
+    const float inv = n.quant_inv, qlo = n.qlo, qhi = n.qhi;
     parallel_rows(numel_of(so), kTranscendentalCost, [&](int64_t b, int64_t e) {
-      etk::sigmoid_activation(x + b, y + b, e - b, lo, hi, /*times_x=*/true);
+      if (inv == 0.f) {
+        etk::sigmoid_activation(x + b, y + b, e - b, lo, hi, /*times_x=*/true);
+        return;
+      }
+      // The Convert after it folded in: each block quantized while it is in L1.
+      constexpr int64_t kBlock = 4096;
+      for (int64_t s = b; s < e; s += kBlock) {
+        const int64_t len = std::min(kBlock, e - s);
+        etk::sigmoid_activation(x + s, y + s, len, lo, hi, /*times_x=*/true);
+        unary(y + s, y + s, len, [=](float v) { return quantize_like_convert(v, inv, qlo, qhi); });
+      }
     });
     return Error::Ok;
   }

@@ -13,6 +13,14 @@ namespace {
 template <typename F>
 Error unary_node(Graph& g, const Node& n, const Shape& so, float* y, F f, int64_t cost = kElementwiseCost) {
   const int64_t total = numel_of(so);
+  if (n.quant_inv != 0.f) {  // the Convert after it folded in: the range, then the quantization, in one pass
+    const bool range = n.has_min_max;
+    const float lo = n.out_min, hi = n.out_max, inv = n.quant_inv, qlo = n.qlo, qhi = n.qhi;
+    unary_par(
+        g.ptrs[n.in[0]], y, total,
+        [=](float v) { return quantize_like_convert(range ? clampf(f(v), lo, hi) : f(v), inv, qlo, qhi); }, cost);
+    return Error::Ok;
+  }
   unary_par(g.ptrs[n.in[0]], y, total, f, cost);
   return apply_output_range(n, y, total);
 }
