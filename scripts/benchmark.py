@@ -82,6 +82,10 @@ LOADS = {
     "torch": ("a PyTorch matmul loop on every CPU (torch.set_num_threads = CPUs)", TORCH_LOAD),
 }
 
+# Full-size conv nets that --full-size also exports as static int8 XNNPACK programs (our q8 against our fp32 on
+# real-size networks; the quantized fixtures are too small for the int8 kernels to matter).
+FULL_Q8 = ("mobilenet_v2", "mobilenet_v3_large", "resnet18", "efficientnet_b0", "squeezenet1_1", "shufflenet_v2")
+
 MATMUL_SIZES = (64, 256, 1024)
 CONV_SHAPE = (1, 64, 56, 56)  # N, C_in, H, W; 3x3, pad 1, 64 output channels
 CONV_OUT = 64
@@ -326,7 +330,7 @@ def fixture_jobs(only: Sequence[str]) -> list[tuple[str, str, Path, list[Path]]]
     names = {fx["name"] for fx in manifest["fixtures"]}
     if (QUANTIZED / "manifest.json").exists():
         names |= {fx["name"] for fx in json.loads((QUANTIZED / "manifest.json").read_text())["fixtures"]}
-    unknown = set(only) - names
+    unknown = {name for name in only if not name.startswith("full_")} - names  # full_*: --full-size networks
     if unknown:
         raise SystemExit(f"error: unknown fixture(s) {sorted(unknown)}; known: {sorted(names)}")
     jobs = []
@@ -340,17 +344,24 @@ def fixture_jobs(only: Sequence[str]) -> list[tuple[str, str, Path, list[Path]]]
     return jobs
 
 
-def export_full_size(work: Path) -> dict[str, Any]:
-    """Exports the full-size real networks (portable and XNNPACK) into ``work``; returns a manifest like the
-    fixtures' (``files`` relative to ``work``, one case of random inputs, ``notes`` marking them as real)."""
+def export_full_size(work: Path, only: Sequence[str] = ()) -> dict[str, Any]:
+    """Exports the full-size real networks (portable and XNNPACK; the FULL_Q8 ones also static int8 XNNPACK, as
+    export_quantized_fixtures.py's recipe, calibrated on the case input and two random ones) into ``work``; returns
+    a manifest like the fixtures' (``files`` relative to ``work``, one case of random inputs, ``notes`` marking
+    them as real). With full_* names in ``only``, just those."""
     sys.path.insert(0, str(REPO_ROOT / "scripts"))
     import export_fixtures as ef
+    import export_quantized_fixtures as eq
     import numpy as np
+    import torch
 
     warnings.filterwarnings("ignore")
     entries = []
+    wanted = {name for name in only if name.startswith("full_")}
     for fixture in ef.build_real_models(full_size=True):
         name = f"full_{fixture.name}"
+        if wanted and name not in wanted:
+            continue
         (work / name).mkdir()
         files = {}
         for variant in ("portable", "xnnpack"):
@@ -358,6 +369,16 @@ def export_full_size(work: Path) -> dict[str, Any]:
             manager = ef.lower(ef.export_methods(fixture), variant)
             (work / name / f"{variant}.pte").write_bytes(manager.buffer)
             files[variant] = f"{name}/{variant}.pte"
+        if fixture.name in FULL_Q8:
+            print(f"  exporting {name} (xnnpack_q8) ...", flush=True)
+            spec = fixture.methods["forward"]
+            example = spec.cases[0]
+            gen = torch.Generator().manual_seed(7)
+            calibration = [example[0]] + [torch.randn(example[0].shape, generator=gen) for _ in range(2)]
+            graph = eq.quantize_pt2e(spec.module.eval(), example, calibration, dynamic=False)
+            _edge, manager = eq.lower(eq.export_quantized(graph, example, "static_int8"), "xnnpack_q8", "static_int8")
+            (work / name / "xnnpack_q8.pte").write_bytes(manager.buffer)
+            files["xnnpack_q8"] = f"{name}/xnnpack_q8.pte"
         inputs = []
         for i, t in enumerate(fixture.methods["forward"].cases[0]):
             np.save(work / name / f"in{i}.npy", t.numpy())
@@ -386,6 +407,8 @@ def bench_fixtures(
     jobs = [(FIXTURES, job) for job in fixture_jobs(only)]
     if extra and extra_root:
         for fx in extra["fixtures"]:
+            if only and fx["name"] not in only:
+                continue
             inputs = [extra_root / x["file"] for x in fx["methods"]["forward"]["cases"][0]["inputs"]]
             jobs.append((extra_root, (fx["name"], "forward", fx, inputs)))
     for root, (row_name, method, fx, inputs) in jobs:
@@ -414,20 +437,31 @@ def preload_args(sdk_runner: Path, variant: str) -> list[str]:
     return [arg for stem in stems for path in lib.glob(f"lib{stem}.so.*") for arg in ("--load-library", str(path))]
 
 
-def bench_quantized(sdk_runner: Path, upstream_runner: Path, repeat: int, only: Sequence[str]) -> list[Row]:
-    """Every quantized fixture (tests/fixtures/quantized), XNNPACK q8 and portable q8, ours against upstream."""
+def bench_quantized(
+    sdk_runner: Path,
+    upstream_runner: Path,
+    repeat: int,
+    only: Sequence[str],
+    extra: dict[str, Any] | None = None,
+    extra_root: Path | None = None,
+) -> list[Row]:
+    """Every quantized fixture (tests/fixtures/quantized), XNNPACK q8 and portable q8, and the full-size networks'
+    XNNPACK q8 programs (export_full_size), ours against upstream."""
     manifest_path = QUANTIZED / "manifest.json"
-    if not manifest_path.exists():
-        return []
+    jobs = (
+        [(QUANTIZED, fx) for fx in json.loads(manifest_path.read_text())["fixtures"]] if manifest_path.exists() else []
+    )
+    if extra and extra_root:
+        jobs += [(extra_root, fx) for fx in extra["fixtures"] if fx["files"].get("xnnpack_q8")]
     rows = []
-    for fx in json.loads(manifest_path.read_text())["fixtures"]:
+    for root, fx in jobs:
         if only and fx["name"] not in only:
             continue
-        inputs = [QUANTIZED / x["file"] for x in fx["methods"]["forward"]["cases"][0]["inputs"]]
+        inputs = [root / x["file"] for x in fx["methods"]["forward"]["cases"][0]["inputs"]]
         for variant in ("xnnpack_q8", "portable_q8"):
             if not fx["files"].get(variant):  # upstream cannot make it (the manifest's `failures` say why)
                 continue
-            pte = QUANTIZED / fx["files"][variant]
+            pte = root / fx["files"][variant]
             ours = time_runner(sdk_runner, pte, "forward", inputs, repeat, preload_args(sdk_runner, variant))
             upstream = time_runner(upstream_runner, pte, "forward", inputs, repeat)
             ratio = ours.median_us / upstream.median_us if ours.median_us and upstream.median_us else None
@@ -448,34 +482,50 @@ def print_quantized(load: str, rows: list[Row], fp32: list[Row]) -> dict[str, An
                 return [x["shape"] for x in fx["methods"]["forward"]["cases"][0]["inputs"]]
         return None
 
+    # The full-size q8 programs (full_*) are the full-size fp32 ones' models.
     same = {
         r.model
         for r in rows
-        if shapes(QUANTIZED / "manifest.json", r.model) == shapes(FIXTURES / "manifest.json", r.model)
+        if r.model.startswith("full_")
+        or shapes(QUANTIZED / "manifest.json", r.model) == shapes(FIXTURES / "manifest.json", r.model)
     }
     ours_fp32 = {r.model: r.ours.median_us for r in fp32 if r.variant == "xnnpack" and r.model in same}
     print(f"\n### Quantized programs, {load}\n")
     print("| model | variant | ours (us) | upstream (us) | ours/upstream | our fp32 / our q8 |")
     print("|---|---|---:|---:|---:|---:|")
-    speedups = []
+    speedups: list[tuple[str, float]] = []
     for r in rows:
         fp32_us = ours_fp32.get(r.model) if r.variant == "xnnpack_q8" else None
         speedup = fp32_us / r.ours.median_us if fp32_us and r.ours.median_us else None
         if speedup is not None:
-            speedups.append(speedup)
+            speedups.append((r.model, speedup))
         print(
             f"| {r.model} | {r.variant} | {fmt_us(r.ours).strip()} | {fmt_us(r.upstream).strip()} | "
             f"{cell(r.ratio, '.3f')} | {cell(speedup, '.2f')} |"
         )
     summary: dict[str, Any] = {}
     for variant, target in TARGET_QUANTIZED.items():
-        g = geomean([r.ratio for r in rows if r.variant == variant and r.ratio])
+        g = geomean([r.ratio for r in rows if r.variant == variant and r.ratio and not r.model.startswith("full_")])
         summary[variant] = {"geomean": g, "target": target}
         print(f"\n{variant}: geomean ours/upstream {cell(g, '.3f')} (target <= {target}: {check(g, target)})")
-    g = geomean(speedups)
-    summary["q8_over_fp32"] = {"geomean": g, "target": TARGET_Q8_OVER_FP32}
-    met = "n/a" if g is None else ("met" if g >= TARGET_Q8_OVER_FP32 else "MISSED")
-    print(f"our fp32 / our q8 (XNNPACK, same model): geomean {cell(g, '.2f')} (target >= {TARGET_Q8_OVER_FP32}: {met})")
+    full = [r.ratio for r in rows if r.variant == "xnnpack_q8" and r.ratio and r.model.startswith("full_")]
+    if full:
+        g = geomean(full)
+        summary["xnnpack_q8_full_size"] = {"geomean": g}
+        print(f"xnnpack_q8 full-size networks: geomean ours/upstream {cell(g, '.3f')} (worst {max(full):.3f})")
+    for key, label, group in (
+        ("q8_over_fp32", "fixtures", [v for m, v in speedups if not m.startswith("full_")]),
+        ("q8_over_fp32_full_size", "full-size networks", [v for m, v in speedups if m.startswith("full_")]),
+    ):
+        g = geomean(group)
+        if not group and key != "q8_over_fp32":
+            continue
+        summary[key] = {"geomean": g, "target": TARGET_Q8_OVER_FP32}
+        met = "n/a" if g is None else ("met" if g >= TARGET_Q8_OVER_FP32 else "MISSED")
+        print(
+            f"our fp32 / our q8 (XNNPACK, same model; {label}): geomean {cell(g, '.2f')} "
+            f"(target >= {TARGET_Q8_OVER_FP32}: {met})"
+        )
     return summary
 
 
@@ -1007,7 +1057,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.full_size:
             print("exporting the full-size real networks ...", flush=True)
             (work / "full").mkdir()
-            full = export_full_size(work / "full")
+            full = export_full_size(work / "full", args.only)
         tables: list[tuple[str, str, list[Row]]] = []
         quantized: list[tuple[str, list[Row]]] = []
         for load in args.load:
@@ -1020,7 +1070,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     tables.append((variant, load, rows))
                 if not args.skip_quantized:
                     print(f"running the quantized programs ({load}) ...", flush=True)
-                    quantized.append((load, bench_quantized(sdk_runner, upstream_runner, args.repeat, args.only)))
+                    quantized.append(
+                        (
+                            load,
+                            bench_quantized(sdk_runner, upstream_runner, args.repeat, args.only, full, work / "full"),
+                        )
+                    )
         micros: list[Micro] = []
         blas, numpy_version = "", ""
         if not args.skip_micro:
