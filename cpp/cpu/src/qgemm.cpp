@@ -120,6 +120,19 @@ struct Source {
   float* qd8_scale = nullptr;
 };
 
+// Row r of a qgemm_dynamic_f32 source: its qd8 parameters, recorded for the epilogue, as the conversion's
+// round_even(clamp(x * mult, lo, hi)) + offset.
+struct Qd8Row {
+  float mult, lo, hi, offset;
+};
+inline Qd8Row qd8_row(const Source& src, int64_t r, int64_t K) {
+  float mult = 1.f, zp = 0.f;
+  qd8_row_params(src.A + r * src.rsa, K, &mult, &zp);
+  src.qd8_scale[r] = 1.f / mult;
+  src.qd8_offset[r] = zp + 128.f;
+  return Qd8Row{mult, -128.f - zp, 127.f - zp, zp + 128.f};
+}
+
 // Segment pointers (into a.base, else padding) as pointers to their converted bytes (or the zero point's).
 inline void translate(const QActivations& a, const float* const* seg, int64_t count, const uint8_t** out) {
   const auto lo = reinterpret_cast<uintptr_t>(a.base), hi = reinterpret_cast<uintptr_t>(a.base + a.n);
@@ -372,12 +385,8 @@ ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B,
     for (int64_t i = 0; i < mr; ++i) {
       uint8_t* d = u.data() + i * B.Kp;
       if (src.qd8_offset != nullptr) {
-        const float* row = src.A + (m + i) * src.rsa;
-        float mult, zp;
-        qd8_row_params(row, B.K, &mult, &zp);
-        src.qd8_scale[m + i] = 1.f / mult;
-        src.qd8_offset[m + i] = zp + 128.f;
-        quantize_u8(row, B.K, mult, -128.f - zp, 127.f - zp, zp + 128.f, d);
+        const Qd8Row q = qd8_row(src, m + i, B.K);
+        quantize_u8(src.A + (m + i) * src.rsa, B.K, q.mult, q.lo, q.hi, q.offset, d);
         if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
         continue;
       }
@@ -530,12 +539,8 @@ void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo
     for (int64_t i = 0; i < mr; ++i) {
       int8_t* d = u.data() + i * B.Kp;
       if (src.qd8_offset != nullptr) {
-        const float* row = src.A + (m + i) * src.rsa;
-        float mult, zp;
-        qd8_row_params(row, B.K, &mult, &zp);
-        src.qd8_scale[m + i] = 1.f / mult;
-        src.qd8_offset[m + i] = zp + 128.f;
-        quantize_s8(row, B.K, mult, -128.f - zp, 127.f - zp, zp + 128.f, d);
+        const Qd8Row q = qd8_row(src, m + i, B.K);
+        quantize_s8(src.A + (m + i) * src.rsa, B.K, q.mult, q.lo, q.hi, q.offset, d);
         if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
         continue;
       }
