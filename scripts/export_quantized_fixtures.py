@@ -163,9 +163,8 @@ def real_spec(name: str) -> tuple[Callable[[], nn.Module], int]:
 def build_specs() -> list[QSpec]:
     tvm = ef.import_torchvision()
     import timm
-    from torchvision.models.shufflenetv2 import ShuffleNetV2
-
     from torchvision.models.efficientnet import EfficientNet, _efficientnet_conf
+    from torchvision.models.shufflenetv2 import ShuffleNetV2
 
     def efficientnet_b0(width: float) -> nn.Module:
         setting, last = _efficientnet_conf("efficientnet_b0", width_mult=width, depth_mult=1.0)
