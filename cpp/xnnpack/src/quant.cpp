@@ -718,6 +718,21 @@ ETK_ISA_DISPATCH(qadd, (const float* a, const float* b, float* y, int64_t n, con
 void fold_converts(Graph& g) {
   const ValueUse use = value_use(g);
   std::vector<bool> drop(g.nodes.size(), false);
+  // The Convert (without an output range) after node i that is the only reader of its output, or null.
+  auto convert_reading = [&](size_t i) -> const Node* {
+    const int v = g.nodes[i].out;
+    if (use.readers[static_cast<size_t>(v)] != 1 || g.values[static_cast<size_t>(v)].is_output) return nullptr;
+    for (size_t j = i + 1; j < g.nodes.size(); ++j) {
+      const Node& c = g.nodes[j];
+      if (std::none_of(c.in, c.in + c.nin, [&](int x) { return x == v; })) continue;
+      return c.kind == NodeKind::Convert && c.nin == 1 && !c.has_min_max ? &c : nullptr;
+    }
+    return nullptr;
+  };
+  auto fold = [&](Node& n, const Node& c) {
+    n.out = c.out;
+    drop[static_cast<size_t>(&c - g.nodes.data())] = true;
+  };
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
     if (n.qmode == QMode::kDynamicGemm && n.qb.N > 0 && n.kind == NodeKind::FullyConnected) {
@@ -731,42 +746,27 @@ void fold_converts(Graph& g) {
       n.in[0] = c.in[0];
       n.qd8_input = true;
       drop[static_cast<size_t>(p)] = true;
-    } else if (n.qmode == QMode::kRequant && n.into < 0 && !n.fused_away) {
-      // n -> Convert (per-tensor quantized -> fp32): the Convert is the next node reading n's output, and the only one.
-      const size_t v = static_cast<size_t>(n.out);
-      const Value& q = g.values[v];
-      if (use.readers[v] != 1 || q.is_output || q.q.kind != QKind::kStatic) continue;
-      for (size_t j = i + 1; j < g.nodes.size(); ++j) {
-        Node& c = g.nodes[j];
-        if (std::none_of(c.in, c.in + c.nin, [&](int x) { return x == n.out; })) continue;
-        if (c.kind == NodeKind::Convert && c.nin == 1 && !c.has_min_max &&
-            g.values[static_cast<size_t>(c.out)].q.kind == QKind::kNone) {
-          n.dequant_out = q.q.scale;
-          if (n.qb.N > 0) n.qb.out_scale = q.q.scale;
-          n.out = c.out;
-          drop[j] = true;
-        }
-        break;  // the only reader
-      }
-    } else if (n.qmode == QMode::kNone && (n.kind == NodeKind::Hardswish || n.silu_input >= 0)) {
-      // n (fp32) -> Convert (fp32 -> per-tensor quantized): the Convert is the only reader of n's output.
-      const size_t v = static_cast<size_t>(n.out);
-      if (use.readers[v] != 1 || g.values[v].is_output || g.values[v].q.kind != QKind::kNone) continue;
-      for (size_t j = i + 1; j < g.nodes.size(); ++j) {
-        Node& c = g.nodes[j];
-        if (std::none_of(c.in, c.in + c.nin, [&](int x) { return x == n.out; })) continue;
-        const Quant& q = g.values[static_cast<size_t>(c.out)].q;
-        if (c.kind == NodeKind::Convert && c.nin == 1 && !c.has_min_max && c.qmode == QMode::kOnePass &&
-            q.kind == QKind::kStatic) {
-          const float zp = static_cast<float>(q.zero_point);
-          n.quant_inv = 1.f / q.scale;
-          n.qlo = static_cast<float>(q.qmin) - zp;
-          n.qhi = static_cast<float>(q.qmax) - zp;
-          n.out = c.out;
-          drop[j] = true;
-        }
-        break;  // the only reader
-      }
+    } else if (n.qmode == QMode::kRequant && n.into < 0 && !n.fused_away &&
+               g.values[static_cast<size_t>(n.out)].q.kind == QKind::kStatic) {
+      // n -> Convert (per-tensor quantized -> fp32).
+      const float scale = g.values[static_cast<size_t>(n.out)].q.scale;
+      const Node* c = convert_reading(i);
+      if (c == nullptr || g.values[static_cast<size_t>(c->out)].q.kind != QKind::kNone) continue;
+      n.dequant_out = scale;
+      if (n.qb.N > 0) n.qb.out_scale = scale;
+      fold(n, *c);
+    } else if (n.qmode == QMode::kNone && (n.kind == NodeKind::Hardswish || n.silu_input >= 0) &&
+               g.values[static_cast<size_t>(n.out)].q.kind == QKind::kNone) {
+      // n (fp32) -> Convert (fp32 -> per-tensor quantized).
+      const Node* c = convert_reading(i);
+      if (c == nullptr || c->qmode != QMode::kOnePass) continue;
+      const Quant& q = g.values[static_cast<size_t>(c->out)].q;
+      if (q.kind != QKind::kStatic) continue;
+      const float zp = static_cast<float>(q.zero_point);
+      n.quant_inv = 1.f / q.scale;
+      n.qlo = static_cast<float>(q.qmin) - zp;
+      n.qhi = static_cast<float>(q.qmax) - zp;
+      fold(n, *c);
     }
   }
   remove_nodes(g, drop);
