@@ -27,6 +27,10 @@ struct PackedQB {
   // Requantized outputs (qgemm, qigemm) times this as they are stored when nonzero: the output dequantized to fp32
   // (q - zero_point) * out_scale, a Convert after the layer folded into it.
   float out_scale = 0;
+  // When nonzero, the activations are given as fp32 and quantized as they are converted: the GEMM's byte of x is
+  // round_even(clamp(x * in_mult, in_lo, in_hi)) + a_offset (a Convert to the input's per-tensor quantization
+  // before the layer folded into it; in_lo / in_hi the centered range, qmin / qmax - zero_point).
+  float in_mult = 0, in_lo = 0, in_hi = 0;
 };
 
 // B(k, j) = B[k * rsb + j * csb]: integer-valued floats in [-128, 127]. bias(j): integer-valued floats or null.

@@ -215,6 +215,15 @@ ETK_VNNI void quantize_u8(const float* a, int64_t n, float mult, float lo, float
   }
 }
 
+// Activations as the GEMM's bytes: integer-valued floats plus offset, or fp32 quantized on the way (B.in_mult).
+ETK_VNNI void convert_u8(const PackedQB& B, const float* a, int64_t n, float offset, uint8_t* d) {
+  if (B.in_mult != 0.f) {
+    quantize_u8(a, n, B.in_mult, B.in_lo, B.in_hi, offset, d);
+  } else {
+    to_u8(a, n, offset, d);
+  }
+}
+
 ETK_VNNI inline void store_row(__m512i acc, const PackedQB& B, int64_t j0, float lo, float hi, float* c,
                                __mmask16 mask) {
   const __m512i v = _mm512_add_epi32(acc, _mm512_loadu_si512(B.corr.data() + j0));
@@ -378,7 +387,7 @@ ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B,
     }
     if (seg == nullptr && src.row_offset == nullptr && src.rsa == B.K && B.Kp == B.K) {
       // Contiguous rows of whole 4-byte groups (a 1x1 convolution's pixels): one conversion for all of them.
-      to_u8(src.A + m * src.rsa, mr * B.K, B.a_offset, u.data());
+      convert_u8(B, src.A + m * src.rsa, mr * B.K, B.a_offset, u.data());
       block<false>(src, m, u.data(), nullptr, 1, G, mr, B, lo, hi, C + m * rsc, rsc);
       continue;
     }
@@ -392,11 +401,11 @@ ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B,
       }
       const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
       if (seg == nullptr) {
-        to_u8(src.A + (m + i) * src.rsa, B.K, offset, d);
+        convert_u8(B, src.A + (m + i) * src.rsa, B.K, offset, d);
       } else if (src.act != nullptr) {
         copy_segments(*src.act, seg + i * src.T, src.T, src.L, d);
       } else {
-        for (int64_t t = 0; t < src.T; ++t) to_u8(seg[i * src.T + t], src.L, offset, d + t * src.L);
+        for (int64_t t = 0; t < src.T; ++t) convert_u8(B, seg[i * src.T + t], src.L, offset, d + t * src.L);
       }
       if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
     }
@@ -444,6 +453,15 @@ void quantize_s8(const float* a, int64_t n, float mult, float lo, float hi, floa
   for (; k < n; ++k) {
     const float v = std::min(std::max(a[k] * mult, lo), hi);
     d[k] = static_cast<int8_t>(vcvtns_s32_f32(v) + static_cast<int32_t>(offset) - 128);
+  }
+}
+
+// Activations as the GEMM's s8 bytes: integer-valued floats plus offset, or fp32 quantized on the way (B.in_mult).
+inline void convert_s8(const PackedQB& B, const float* a, int64_t n, float offset, int8_t* d) {
+  if (B.in_mult != 0.f) {
+    quantize_s8(a, n, B.in_mult, B.in_lo, B.in_hi, offset, d);
+  } else {
+    to_s8(a, n, offset, d);
   }
 }
 
@@ -546,11 +564,11 @@ void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo
       }
       const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
       if (seg == nullptr) {
-        to_s8(src.A + (m + i) * src.rsa, B.K, offset, d);
+        convert_s8(B, src.A + (m + i) * src.rsa, B.K, offset, d);
       } else if (src.act != nullptr) {
         copy_segments(*src.act, seg + i * src.T, src.T, src.L, reinterpret_cast<uint8_t*>(d));
       } else {
-        for (int64_t t = 0; t < src.T; ++t) to_s8(seg[i * src.T + t], src.L, offset, d + t * src.L);
+        for (int64_t t = 0; t < src.T; ++t) convert_s8(B, seg[i * src.T + t], src.L, offset, d + t * src.L);
       }
       if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));  // padding: zero weights too
     }
@@ -656,13 +674,13 @@ void convert_activations(const float* x, int64_t n, const PackedQB& B, QActivati
 #if defined(__x86_64__)
   const float zero = 0.f;
   to_u8(&zero, 1, B.a_offset, &out->zero);
-  auto convert = [&](int64_t b, int64_t e) { to_u8(x + b, e - b, B.a_offset, out->bytes.data() + b); };
+  auto convert = [&](int64_t b, int64_t e) { convert_u8(B, x + b, e - b, B.a_offset, out->bytes.data() + b); };
   out->zeros.assign(static_cast<size_t>(B.K), out->zero);
 #else
   const float zero = 0.f;
   to_s8(&zero, 1, B.a_offset, reinterpret_cast<int8_t*>(&out->zero));
   auto convert = [&](int64_t b, int64_t e) {
-    to_s8(x + b, e - b, B.a_offset, reinterpret_cast<int8_t*>(out->bytes.data() + b));
+    convert_s8(B, x + b, e - b, B.a_offset, reinterpret_cast<int8_t*>(out->bytes.data() + b));
   };
 #endif
   if (n < (int64_t{1} << 16)) {

@@ -572,26 +572,39 @@ TEST_F(Kernels, Int8GemmMatchesIntegerReference) {
     etk::pack_qb(K, N, Bs.data(), rsb, csb, bias.data(), scale.data(), static_cast<float>(offset), &pq);
     // Half the time the outputs are dequantized as they are stored (a Convert to fp32 folded into the layer).
     pq.out_scale = uni(0, 1) ? std::ldexp(static_cast<float>(uni(1, 1000)), -uni(8, 16)) : 0.f;
+    // Half the time the activations come as fp32, quantized as they are converted (a Convert before the layer
+    // folded into it): (A + noise) * s, noise < 0.5, which rounds back to A.
+    const bool fp32_in = uni(0, 1);
+    const float s_in = std::ldexp(1.f, -uni(2, 10));
+    std::vector<float> Af(A.size());
+    for (size_t k = 0; k < A.size(); ++k) Af[k] = (A[k] + static_cast<float>(uni(-45, 45)) / 100.f) * s_in;
+    if (fp32_in) {
+      pq.in_mult = 1.f / s_in;
+      pq.in_lo = static_cast<float>(-offset);
+      pq.in_hi = static_cast<float>(255 - offset);
+    }
+    const std::vector<float>& Ain = fp32_in ? Af : A;
     // Segments: each row's T segments point into A's row or at zeros.
     static const std::vector<float> zeros(64, 0.f);
     std::vector<const float*> table(static_cast<size_t>(M * T));
     for (int64_t i = 0; i < M; ++i)
       for (int64_t t = 0; t < T; ++t)
-        table[static_cast<size_t>(i * T + t)] = uni(0, 6) == 0 ? zeros.data() : A.data() + i * K + t * L;
+        table[static_cast<size_t>(i * T + t)] = uni(0, 6) == 0 ? zeros.data() : Ain.data() + i * K + t * L;
     const SegmentTable ctx{&table, T};
     const etk::RowSegments rows = &table_rows;
     std::vector<float> C(static_cast<size_t>(M * N), -999.f);
     if (segmented) {
       etk::qigemm(M, T, L, rows, &ctx, pq, lo, hi, C.data(), N, par);
     } else {
-      etk::qgemm(M, A.data(), K, pq, lo, hi, C.data(), N, par);
+      etk::qgemm(M, Ain.data(), K, pq, lo, hi, C.data(), N, par);
     }
     for (int64_t i = 0; i < M; ++i) {
       for (int64_t j = 0; j < N; ++j) {
         int32_t acc = static_cast<int32_t>(bias[j]);
         for (int64_t k = 0; k < K; ++k) {
-          const float* seg = segmented ? table[static_cast<size_t>(i * T + k / L)] : A.data() + i * K + (k / L) * L;
-          const int32_t a = seg == zeros.data() ? 0 : static_cast<int32_t>(seg[k % L]);
+          const float* seg = segmented ? table[static_cast<size_t>(i * T + k / L)] : Ain.data() + i * K + (k / L) * L;
+          const int32_t a =
+              seg == zeros.data() ? 0 : static_cast<int32_t>(A[static_cast<size_t>(seg - Ain.data()) + k % L]);
           acc += a * static_cast<int32_t>(B[static_cast<size_t>(k * N + j)]);
         }
         float want = std::nearbyint(std::min(std::max(static_cast<float>(acc) * scale[j], lo), hi));

@@ -729,6 +729,7 @@ void fold_converts(Graph& g) {
     }
     return nullptr;
   };
+  // (Each Convert is folded once: one folded into the node before it is no longer there for the node after it.)
   auto fold = [&](Node& n, const Node& c) {
     n.out = c.out;
     drop[static_cast<size_t>(&c - g.nodes.data())] = true;
@@ -739,7 +740,9 @@ void fold_converts(Graph& g) {
       // Convert (fp32 -> qdint8) -> n.
       const size_t v = static_cast<size_t>(n.in[0]);
       const int p = use.producer[v];
-      if (p < 0 || use.readers[v] != 1 || g.values[v].is_output || g.values[v].q.channel_dim != 1) continue;
+      if (p < 0 || drop[static_cast<size_t>(p)] || use.readers[v] != 1 || g.values[v].is_output ||
+          g.values[v].q.channel_dim != 1)
+        continue;
       const Node& c = g.nodes[static_cast<size_t>(p)];
       if (c.kind != NodeKind::Convert || c.nin != 1 || g.values[static_cast<size_t>(c.in[0])].q.kind != QKind::kNone)
         continue;
@@ -748,6 +751,25 @@ void fold_converts(Graph& g) {
       drop[static_cast<size_t>(p)] = true;
     } else if (n.qmode == QMode::kRequant && n.into < 0 && !n.fused_away &&
                g.values[static_cast<size_t>(n.out)].q.kind == QKind::kStatic) {
+      if (n.qb.N > 0) {
+        // Convert (fp32 -> per-tensor quantized) -> n on the int8 GEMM: n quantizes its input as it converts it.
+        const size_t v = static_cast<size_t>(n.in[0]);
+        const int p = use.producer[v];
+        const Quant& q = g.values[v].q;
+        if (p >= 0 && !drop[static_cast<size_t>(p)] && use.readers[v] == 1 && !g.values[v].is_output &&
+            q.kind == QKind::kStatic) {
+          const Node& c = g.nodes[static_cast<size_t>(p)];
+          if (c.kind == NodeKind::Convert && c.nin == 1 && !c.has_min_max && c.qmode == QMode::kOnePass &&
+              g.values[static_cast<size_t>(c.in[0])].q.kind == QKind::kNone) {
+            const float zp = static_cast<float>(q.zero_point);
+            n.qb.in_mult = 1.f / q.scale;
+            n.qb.in_lo = static_cast<float>(q.qmin) - zp;
+            n.qb.in_hi = static_cast<float>(q.qmax) - zp;
+            n.in[0] = c.in[0];
+            drop[static_cast<size_t>(p)] = true;
+          }
+        }
+      }
       // n -> Convert (per-tensor quantized -> fp32).
       const float scale = g.values[static_cast<size_t>(n.out)].q.scale;
       const Node* c = convert_reading(i);
