@@ -24,14 +24,6 @@ Q_MANIFEST = json.loads((QUANTIZED / "manifest.json").read_text())
 RECIPES = {"static_int8", "dynamic_int8", "8da4w"}
 
 
-# Output steps allowed where one is not enough, and why. A portable q8 program runs its convolutions in fp32 on
-# dequantized values (upstream's reference pattern, dequantize -> conv -> quantize), so each requantization depends
-# on the fp32 sum's rounding: ours (blocked, FMA) and upstream's portable loop round differently, a value on a
-# rounding boundary flips by one step, and across EfficientNet's 16 blocks the flips add up to two output steps.
-# (Its XNNPACK q8 program, integer arithmetic end to end, is bit-exact.)
-OUTPUT_STEPS = {("tv_efficientnet_b0", "portable_q8"): 2}
-
-
 @dataclass(frozen=True)
 class QCase:
     fixture: str
@@ -64,7 +56,8 @@ def quantized_cases() -> list[QCase]:
                         inputs=tuple(QUANTIZED / x["file"] for x in case["inputs"]),
                         outputs=tuple(QUANTIZED / x["file"] for x in case["outputs"][variant]),
                         output_scale=(fx.get("output_scale") or {}).get(variant),
-                        steps=OUTPUT_STEPS.get((fx["name"], variant), 1),
+                        # More than one only where the manifest says why (output_steps_reason).
+                        steps=(fx.get("output_steps") or {}).get(variant, 1),
                     )
                 )
     return cases
@@ -94,7 +87,7 @@ def test_manifest_covers_the_recipes() -> None:
 
 def check_outputs(case: QCase, out: Path) -> bool:
     """The runner's outputs in `out` against upstream's: within one output quantization step (case.steps where
-    OUTPUT_STEPS says why; fp32 outputs: fp32 rounding). True when every output is bit-exact."""
+    the manifest's output_steps says why; fp32 outputs: fp32 rounding). True when every output is bit-exact."""
     exact = True
     for i, ref_path in enumerate(case.outputs):
         ref = np.load(ref_path)
