@@ -650,7 +650,7 @@ Error run_one_pass(Graph& g, const Node& n, float* y, int64_t total) {
     float d = v * in_scale;
     if (clamp) d = clampf(d, lo, hi);  // keeps NaN, as run_clamp
     if (!quantized) return d;
-    return convert ? round_even(clampf(d * inv, qlo, qhi)) : round_even(clampf(d * inv + zp, qlo, qhi)) - zp;
+    return convert ? quantize_like_convert(d, inv, qlo, qhi) : round_even(clampf(d * inv + zp, qlo, qhi)) - zp;
   });
   return Error::Ok;
 }
@@ -672,7 +672,7 @@ void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
     if (n.kind == NodeKind::Convert) {
       // XNNPACK's f32 -> qs8 convert rounds x / scale, then adds the zero point.
       const float lo = static_cast<float>(q.qmin) - zp, hi = static_cast<float>(q.qmax) - zp;
-      unary_par(y, y, total, [=](float v) { return round_even(clampf(v * inv, lo, hi)); });
+      unary_par(y, y, total, [=](float v) { return quantize_like_convert(v, inv, lo, hi); });
     } else {
       // Its reference kernels (the quantized operators without a dedicated one) round x / scale + zero_point.
       const float lo = static_cast<float>(q.qmin), hi = static_cast<float>(q.qmax);
