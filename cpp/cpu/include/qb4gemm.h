@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "gemm.h"
+
 namespace etk {
 
 struct PackedQB4 {
@@ -16,10 +18,10 @@ struct PackedQB4 {
   // 4c + r holds w(col c, 8b + r) + 8 in its low nibble and w(col c, 8b + 4 + r) + 8 in its high one (vpdpbusd's
   // [4 k][16 columns] order), columns past N zero.
   bool panels = false;
-  std::vector<uint8_t> q;
-  std::vector<float> scales;  // rows: N x (K / group); panels: per panel, per group, 16 columns
-  std::vector<float> wsum;    // panels: per panel, per group, 16 columns: sum of w + 8 over the group
-  std::vector<float> bias;    // N (rows) or the panels' padded width, or empty
+  aligned_vector<uint8_t> q;
+  aligned_vector<float> scales;  // rows: N x (K / group); panels: per panel, per group, 16 columns
+  aligned_vector<float> wsum;    // panels: per panel, per group, 16 columns: sum of w + 8 over the group
+  aligned_vector<float> bias;    // N (rows) or the panels' padded width, or empty
 };
 
 // True where qb4_gemm_dynamic has a kernel (x86-64: AVX-512 VNNI; aarch64: dotprod, UDOT); elsewhere the callers

@@ -19,11 +19,11 @@ bool qgemm_available();
 // column (the layout vpdpbusd reads), K padded to a multiple of 4 with zeros.
 struct PackedQB {
   int64_t K = 0, Kp = 0, N = 0, Np = 0;
-  std::vector<int8_t> data;     // Np / 16 panels of [Kp / 4][16][4]
-  std::vector<int32_t> corr;    // Np: bias(j) - a_offset * sum_k B(k, j)
-  std::vector<int32_t> colsum;  // Np: sum_k B(k, j) (dynamic rows bring their own offsets)
-  std::vector<float> scale;     // Np: the requantization scale of column j
-  float a_offset = 0;           // the activations' u8 = A + a_offset
+  aligned_vector<int8_t> data;     // Np / 16 panels of [Kp / 4][16][4]
+  aligned_vector<int32_t> corr;    // Np: bias(j) - a_offset * sum_k B(k, j)
+  aligned_vector<int32_t> colsum;  // Np: sum_k B(k, j) (dynamic rows bring their own offsets)
+  aligned_vector<float> scale;     // Np: the requantization scale of column j
+  float a_offset = 0;              // the activations' u8 = A + a_offset
   // Requantized outputs (qgemm, qigemm) times this as they are stored when nonzero: the output dequantized to fp32
   // (q - zero_point) * out_scale, a Convert after the layer folded into it.
   float out_scale = 0;
@@ -66,9 +66,9 @@ void qgemm_dynamic_f32(int64_t M, const float* A, int64_t rsa, const PackedQB& B
 struct QActivations {
   const float* base = nullptr;  // the floats the segments point into
   int64_t n = 0;
-  std::vector<uint8_t> bytes;  // n bytes, then padding (segments are copied 16 bytes at a time)
-  uint8_t zero = 0;            // the byte of value 0 (the zero point), for segments outside [base, base + n)
-  std::vector<uint8_t> zeros;  // B.K bytes of `zero` (such segments read in place)
+  aligned_vector<uint8_t> bytes;  // n bytes, then padding (segments are copied 16 bytes at a time)
+  uint8_t zero = 0;               // the byte of value 0 (the zero point), for segments outside [base, base + n)
+  aligned_vector<uint8_t> zeros;  // B.K bytes of `zero` (such segments read in place)
   // Optional, for a segment table that stays the same between calls (a convolution's): the bytes of each of its
   // segments, from translate_taps; qigemm then reads them instead of translating the table itself.
   std::vector<const uint8_t*> taps;

@@ -444,7 +444,14 @@ struct IgArgs {
   float* C;
   int64_t rsc;
   float lo, hi;
+  const PostOp* post;  // or null
 };
+
+// The post-op over rows [m0, m1), columns [n0, n1) of C.
+void apply_post(const IgArgs& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  if (g.post == nullptr || n1 <= n0) return;
+  for (int64_t m = m0; m < m1; ++m) g.post->fn(g.C + m * g.rsc + n0, n1 - n0, g.post->lo, g.post->hi);
+}
 
 // One MR x NR block of C over one block of K: taps [t0, t1) of the T segments of L floats of each A row, floats
 // [l0, l1) of each; B one packed panel. The first block of K starts from the bias, a later one from the partial sums
@@ -572,6 +579,7 @@ inline __attribute__((always_inline)) void igemm_impl(const IgArgs& g, int64_t m
         }
       }
     }
+    apply_post(g, mc, mc1, p0 * NR, std::min(B.N, p1 * NR));
   }
 }
 
@@ -673,6 +681,7 @@ inline __attribute__((always_inline)) void pair_kernel(const IgArgs& g, int64_t 
         for (int64_t j = 0; j < nr; ++j) c[j] = tmp[j];
       }
     }
+    apply_post(g, m, m + mr, 0, nr);
   }
 }
 
@@ -763,18 +772,22 @@ void pack_b(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, cons
 }
 
 void igemm(int64_t M, int64_t T, int64_t L, RowSegments rows, const void* ctx, const PackedB& B, float* C, int64_t rsc,
-           float lo, float hi, bool parallel) {
+           float lo, float hi, bool parallel, const PostOp* post) {
   if (M <= 0 || B.N <= 0) return;
   // The packing of kind 5 depends on the segment length; callers pack with the L they call with.
   if (B.kind == 5 && L != B.seg) __builtin_trap();
   const IgKernel kr = ig_kernel(B.kind);
-  IgArgs g{M, T, L, rows, ctx, &B, C, rsc, lo, hi};
+  IgArgs g{M, T, L, rows, ctx, &B, C, rsc, lo, hi, post != nullptr && post->fn != nullptr ? post : nullptr};
   const int64_t panels = (B.N + kr.nr - 1) / kr.nr;
   const double flops = static_cast<double>(M) * static_cast<double>(B.N) * static_cast<double>(T * L);
   // Few rows (a layer late in a network, a small model): its operands are small and fast to compute, and a split
   // costs more in moving them between the cores' caches than it saves, unless the work is large.
+  // But one row block against a B of 64 KB or more (a squeeze-excite layer: 1 x 960 against 960 x 240) is a stream
+  // of B, twice as fast from two cores as from one.
   const double min_flops = parallel_min_flops() * (M < 256 ? 5 : 1);
-  const int64_t threads = parallel && flops >= min_flops ? ::executorch::extension::get_thread_count() : 1;
+  const bool streams_b = M <= kr.mr && static_cast<double>(B.N * B.K) * sizeof(float) >= 65536;
+  const int64_t threads =
+      parallel && (flops >= min_flops || streams_b) ? ::executorch::extension::get_thread_count() : 1;
   if (threads <= 1) {
     kr.fn(g, 0, M, 0, panels);
     return;
@@ -811,9 +824,9 @@ void igemm(int64_t M, int64_t T, int64_t L, RowSegments rows, const void* ctx, c
 }
 
 void gemm_packed(int64_t M, const float* A, int64_t rsa, const PackedB& B, float* C, int64_t rsc, float lo, float hi,
-                 bool parallel) {
+                 bool parallel, const PostOp* post) {
   const DenseRows d{A, rsa};
-  igemm(M, 1, B.K, dense_rows, &d, B, C, rsc, lo, hi, parallel);
+  igemm(M, 1, B.K, dense_rows, &d, B, C, rsc, lo, hi, parallel, post);
 }
 
 // ---------------------------------------------------------------- depthwise convolution (NHWC)
@@ -1132,7 +1145,8 @@ void dwconv_nhwc(const DwParams& p, const float* x, const float* w, const float*
 }
 
 void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, const float* w, const float* bias,
-                     float* y, float lo, float hi, bool parallel, const float* requant, float out_scale) {
+                     float* y, float lo, float hi, bool parallel, const float* requant, float out_scale,
+                     const PostOp* post) {
   if (M <= 0) return;
   DwiFn fn = dwi_base;
 #if defined(__x86_64__) || defined(__i386__)
@@ -1143,12 +1157,21 @@ void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, 
   }
 #endif
   const DwiArgs a{T, C, taps, w, bias, y, lo, hi, requant, out_scale};
+  // With a post-op: in blocks of 64 pixels, each finished while it is in L1.
+  auto rows = [&](int64_t b, int64_t e) {
+    if (post == nullptr || post->fn == nullptr) return fn(a, b, e);
+    for (int64_t r = b; r < e; r += 64) {
+      const int64_t r1 = std::min(e, r + 64);
+      fn(a, r, r1);
+      post->fn(y + r * C, (r1 - r) * C, post->lo, post->hi);
+    }
+  };
   const double flops = static_cast<double>(M) * static_cast<double>(T * C);
   if (!parallel || flops < parallel_min_flops() || ::executorch::extension::get_thread_count() <= 1) {
-    fn(a, 0, M);
+    rows(0, M);
     return;
   }
-  ::executorch::extension::parallel_for(0, M, 8, [&](int64_t b, int64_t e) { fn(a, b, e); });
+  ::executorch::extension::parallel_for(0, M, 8, rows);
 }
 
 }  // namespace etk

@@ -297,9 +297,18 @@ TEST_F(Kernels, ConvolutionMatchesReference) {
   std::printf("conv: %d cases\n", cases);
 }
 
+// A post-op for the tests: y * y, clamped (applied twice, or past the output's columns, it shows).
+void square_post(float* y, int64_t n, float lo, float hi) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i] * y[i], lo), hi);
+}
+double square_ref(double v, const etk::PostOp* post) {
+  return post == nullptr ? v : std::min<double>(std::max<double>(v * v, post->lo), post->hi);
+}
+
 // The pre-packed / indirect GEMM and the depthwise kernels of executorch_cpu (linked into this program; the
 // XNNPACK delegate runs on them) against naive loops: random shapes around the micro-kernels' tile sizes, segment
-// lengths odd and even, rows pointing at zeros, bias or none, finite or infinite clamps, serial and split.
+// lengths odd and even, rows pointing at zeros, bias or none, finite or infinite clamps, serial and split, with a
+// post-op (an activation fused after the clamp) in half of them; packed weights start on a cache line.
 TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
   std::mt19937 rng(7);
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -313,6 +322,8 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
     const int64_t L = big ? (T == 1 ? uni(257, 1500) : uni(90, 700)) : uni(1, 20);
     const int64_t N = big ? uni(M, 160) : uni(1, 50), K = T * L;
     const bool trans = uni(0, 1), has_bias = uni(0, 1), clamp = uni(0, 1), par = uni(0, 1);
+    const etk::PostOp square{square_post, -INFINITY, 0.9f};
+    const etk::PostOp* post = uni(0, 1) ? &square : nullptr;
     std::vector<float> src(static_cast<size_t>(M * K + 8)), B(static_cast<size_t>(K * N)), bias(N);
     for (auto& v : src) v = nd(rng);
     for (auto& v : B) v = nd(rng);
@@ -321,6 +332,8 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
     const int64_t rsb = trans ? 1 : N, csb = trans ? K : 1;
     etk::PackedB pb;
     etk::pack_b(K, N, B.data(), rsb, csb, has_bias ? bias.data() : nullptr, &pb, L);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(pb.data.data()) % 64, 0u) << "packed weights off a cache line";
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(pb.bias.data()) % 64, 0u) << "packed bias off a cache line";
     // Segment table: row i, segment t -> somewhere in src, or zeros (L <= 1500).
     std::vector<const float*> table(static_cast<size_t>(M * T));
     for (auto& ptr : table) ptr = uni(0, 5) == 0 ? zeros.data() : src.data() + uni(0, static_cast<int>(M * K - L));
@@ -329,14 +342,14 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
     const float lo = clamp ? -0.5f : -INFINITY, hi = clamp ? 0.7f : INFINITY;
     const int64_t ldc = N + uni(0, 3);
     std::vector<float> C(static_cast<size_t>(M * ldc), 123.f);
-    etk::igemm(M, T, L, rows, &ctx, pb, C.data(), ldc, lo, hi, par);
+    etk::igemm(M, T, L, rows, &ctx, pb, C.data(), ldc, lo, hi, par, post);
     double maxerr = 0;
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) {
         double acc = has_bias ? bias[j] : 0.0;
         for (int64_t t = 0; t < T; ++t)
           for (int64_t l = 0; l < L; ++l) acc += double(table[i * T + t][l]) * B[(t * L + l) * rsb + j * csb];
-        acc = std::min<double>(std::max<double>(acc, lo), hi);
+        acc = square_ref(std::min<double>(std::max<double>(acc, lo), hi), post);
         maxerr = std::max(maxerr, std::fabs(acc - C[i * ldc + j]));
       }
     for (int64_t i = 0; i < M; ++i)
@@ -347,13 +360,13 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
     etk::PackedB pd;
     etk::pack_b(K, N, B.data(), rsb, csb, has_bias ? bias.data() : nullptr, &pd);
     std::vector<float> D(static_cast<size_t>(M * N));
-    etk::gemm_packed(M, src.data(), K, pd, D.data(), N, lo, hi, par);
+    etk::gemm_packed(M, src.data(), K, pd, D.data(), N, lo, hi, par, post);
     maxerr = 0;
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) {
         double acc = has_bias ? bias[j] : 0.0;
         for (int64_t k = 0; k < K; ++k) acc += double(src[i * K + k]) * B[k * rsb + j * csb];
-        acc = std::min<double>(std::max<double>(acc, lo), hi);
+        acc = square_ref(std::min<double>(std::max<double>(acc, lo), hi), post);
         maxerr = std::max(maxerr, std::fabs(acc - D[i * N + j]));
       }
     EXPECT_LT(maxerr, 1e-4 * std::sqrt(double(K)) + 1e-5) << fmt("gemm_packed it %d", it);
@@ -374,7 +387,9 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
     for (auto& v : w) v = nd(rng);
     for (auto& v : b) v = nd(rng);
     const int64_t M = p.N * p.OH * p.OW, T = p.KH * p.KW;
-    std::vector<float> ref(static_cast<size_t>(M * p.C)), y1(ref.size()), y2(ref.size());
+    const etk::PostOp square{square_post, -INFINITY, 0.9f};
+    const etk::PostOp* post = uni(0, 1) ? &square : nullptr;
+    std::vector<float> ref(static_cast<size_t>(M * p.C)), y1(ref.size()), y2(ref.size()), ref2(ref.size());
     std::vector<float> zc(static_cast<size_t>(p.C), 0.f);
     std::vector<const float*> taps(static_cast<size_t>(M * T));
     for (int64_t m = 0; m < M; ++m) {
@@ -389,14 +404,16 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
         double acc = b[c];
         for (int64_t t = 0; t < T; ++t) acc += double(taps[m * T + t][c]) * w[t * p.C + c];
         ref[m * p.C + c] = static_cast<float>(std::min(std::max(acc, -1.0), 1.5));
+        ref2[m * p.C + c] = static_cast<float>(square_ref(std::min(std::max(acc, -1.0), 1.5), post));
       }
     }
     etk::dwconv_nhwc(p, x.data(), w.data(), b.data(), y1.data(), -1.f, 1.5f, uni(0, 1));
-    etk::dwconv_indirect(M, T, p.C, taps.data(), w.data(), b.data(), y2.data(), -1.f, 1.5f, uni(0, 1));
+    etk::dwconv_indirect(M, T, p.C, taps.data(), w.data(), b.data(), y2.data(), -1.f, 1.5f, uni(0, 1), nullptr, 0.f,
+                         post);
     double e1 = 0, e2 = 0;
     for (size_t i = 0; i < ref.size(); ++i) {
       e1 = std::max(e1, double(std::fabs(ref[i] - y1[i])));
-      e2 = std::max(e2, double(std::fabs(ref[i] - y2[i])));
+      e2 = std::max(e2, double(std::fabs(ref2[i] - y2[i])));
     }
     EXPECT_LT(e1, 1e-4) << fmt("depthwise (direct) it %d", it);
     EXPECT_LT(e2, 1e-4) << fmt("depthwise (indirect) it %d", it);

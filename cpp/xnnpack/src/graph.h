@@ -119,6 +119,9 @@ struct Node {
   // (fused_away); that Multiply computes SiLU of silu_input in one pass.
   bool fused_away = false;
   int silu_input = -1;
+  // A convolution / fully connected layer that runs the Hardswish after it on each block of its output
+  // (fuse_activations; the Hardswish removed): fn is null otherwise.
+  etk::PostOp post;
   // A Concatenate along channels whose inputs all come from convolutions read by it alone is not computed either
   // (fused_away, elided_concat): each convolution writes its channels straight into the concatenation's buffer
   // (value `into`, from channel out_offset, rows out_stride floats apart).
@@ -128,15 +131,18 @@ struct Node {
   // A convolution that reads its input in NCHW (the transpose to NHWC before it not run; absorb_input_transposes).
   bool nchw_input = false;
   std::vector<etk::PackedB> packed;  // weights (+ bias) packed at init, one per group (constant filter and bias)
-  std::vector<float> scratch;        // per-call work buffer (padded input, transposed convolution columns)
-  std::vector<const float*> table;   // convolution segment pointers, valid for table_key (input address, shapes)
+  // A depthwise convolution's constant filter [T][C], then its bias at a multiple of 16 floats, copied at init onto
+  // cache lines (a .pte aligns constants to 16 bytes at best: each 64-byte weight load would span two lines).
+  etk::aligned_vector<float> dw_weights;
+  etk::aligned_vector<float> scratch;  // per-call work buffer (padded input, transposed convolution columns)
+  std::vector<const float*> table;     // convolution segment pointers, valid for table_key (input address, shapes)
   std::vector<int64_t> table_key;
   // Quantized operands (quant.cpp).
   QMode qmode = QMode::kNone;
-  std::vector<float> requant;  // kRequant: per output channel
-  float qlo = 0.f, qhi = 0.f;  // kRequant, quant_inv: the output's clamp range, centered (q - zero_point)
-  etk::PackedQB qb;            // kRequant fully connected / convolution on the int8 GEMM (qb.N > 0)
-  etk::QActivations qact;      // per call: such a convolution's input as the int8 GEMM's bytes
+  etk::aligned_vector<float> requant;  // kRequant: per output channel
+  float qlo = 0.f, qhi = 0.f;          // kRequant, quant_inv: the output's clamp range, centered (q - zero_point)
+  etk::PackedQB qb;                    // kRequant fully connected / convolution on the int8 GEMM (qb.N > 0)
+  etk::QActivations qact;              // per call: such a convolution's input as the int8 GEMM's bytes
   // Such a convolution on padded rows (an image stem) whose filter rows are not whole 4-byte groups (3 x 3
   // channels): its padded input has padded_c channels, the extra ones zero, and its weights zero rows for them, so
   // the int8 GEMM reads each filter row in place instead of copying it per output pixel (0: gic channels).
@@ -158,7 +164,7 @@ struct Graph {
   std::vector<Node> nodes;
   uint32_t num_externs = 0;
   std::vector<executorch::runtime::FreeableBuffer> held;  // named-data buffers constants point into
-  std::vector<std::vector<float>> owned;                  // constants copied out of the blob
+  std::vector<etk::aligned_vector<float>> owned;          // constants copied out of the blob
   // Per-call state (guarded by mu).
   std::mutex mu;
   std::vector<Shape> shapes;
@@ -167,13 +173,13 @@ struct Graph {
   // later node once its last reader has run, so a deep network touches a few cache-resident buffers instead of
   // one fresh buffer per node. slot_of[value] is -1 for constants and external inputs.
   std::vector<int> slot_of;
-  std::vector<std::vector<float>> slots;
+  std::vector<etk::aligned_vector<float>> slots;
   // kDynamic values: the scale of each row, written by the node that quantizes them (per call).
   std::vector<std::vector<float>> row_scale;
-  std::vector<std::vector<float>> row_offset;        // and of each row, zero_point + 128 (its u8 = q + 128)
-  std::vector<std::vector<float>> dequantized;       // per-call scratch: a kGeneric node's dequantized inputs
-  const float* saved_ptrs[5] = {};                   // and their own pointers, restored after the node
-  std::vector<std::vector<float>> quantized_inputs;  // per-call: int8 / uint8 graph inputs as floats
+  std::vector<std::vector<float>> row_offset;                // and of each row, zero_point + 128 (its u8 = q + 128)
+  std::vector<etk::aligned_vector<float>> dequantized;       // per-call scratch: a kGeneric node's dequantized inputs
+  const float* saved_ptrs[5] = {};                           // and their own pointers, restored after the node
+  std::vector<etk::aligned_vector<float>> quantized_inputs;  // per-call: int8 / uint8 graph inputs as floats
 };
 
 // Name of a node kind, e.g. "Conv2d".
@@ -209,6 +215,9 @@ void remove_nodes(Graph& g, const std::vector<bool>& drop);
 void absorb_input_transposes(Graph& g);
 // Whether a Conv2d node pads its input once and reads one segment per filter row (few input channels; nodes/gemm.cpp).
 bool conv_uses_padded_rows(const Node& n);
+// Hardswish in place, clamped to [lo, hi] (nodes/unary.cpp): the etk::PostOp of a layer that took the Hardswish
+// after it (fuse_activations).
+void hardswish_post(float* y, int64_t n, float lo, float hi);
 
 // Quantized graphs (quant.cpp). Copies `nbytes` bytes of constant `index` (of the payload's constant data) into
 // `out`, with the loader's checks and messages.

@@ -89,12 +89,12 @@ Error run_graph(Graph& g, bool do_compute) {
     }
     float* y = nullptr;
     if (n.into >= 0) {  // channels of an elided concatenation: its buffer, sized here by the first writer
-      std::vector<float>& buf = g.slots[static_cast<size_t>(g.slot_of[n.into])];
+      etk::aligned_vector<float>& buf = g.slots[static_cast<size_t>(g.slot_of[n.into])];
       const size_t need = static_cast<size_t>(so.back() > 0 ? total / so.back() * n.out_stride : 0);
       if (buf.size() < need) buf.resize(need);
       y = buf.data() + n.out_offset;
     } else {
-      std::vector<float>& buf = g.slots[static_cast<size_t>(g.slot_of[n.out])];
+      etk::aligned_vector<float>& buf = g.slots[static_cast<size_t>(g.slot_of[n.out])];
       if (buf.size() < static_cast<size_t>(total)) buf.resize(static_cast<size_t>(total));
       y = buf.data();
     }
@@ -206,7 +206,7 @@ void assign_slots(Graph& g) {
       if (v >= 0 && last[static_cast<size_t>(v)] == static_cast<int64_t>(i)) release(v);
     if (n.into < 0 && last[out] < static_cast<int64_t>(i)) release(n.out);  // never read
   }
-  g.slots.assign(slot_numel.size(), std::vector<float>());
+  g.slots.assign(slot_numel.size(), etk::aligned_vector<float>());
 }
 
 // A depthwise convolution with a channel multiplier (e.g. a stem over a 1-channel input, groups == 1, 64 outputs)
@@ -218,7 +218,7 @@ void depthwise_multiplier_to_conv(Graph& g) {
     const Value& f = g.values[static_cast<size_t>(n.filter)];
     const int64_t T = int64_t{n.kh} * n.kw, OC = int64_t{n.groups} * n.goc;
     if (f.data == nullptr || f.dims != Shape{1, n.kh, n.kw, OC}) continue;  // infer_conv reports a bad filter
-    std::vector<float> ohwi(static_cast<size_t>(T * OC));
+    etk::aligned_vector<float> ohwi(static_cast<size_t>(T * OC));
     for (int64_t t = 0; t < T; ++t)
       for (int64_t o = 0; o < OC; ++o) ohwi[static_cast<size_t>(o * T + t)] = f.data[t * OC + o];
     g.owned.push_back(std::move(ohwi));
@@ -256,6 +256,35 @@ void fuse_silu(Graph& g) {
       break;  // the only reader
     }
   }
+}
+
+// Conv2d / DepthwiseConv2d / FullyConnected with fp32 weights -> Hardswish, the layer's output read by the Hardswish
+// alone: the layer applies the Hardswish to each block of its output as it finishes it (etk::PostOp, on the thread
+// that computed the block) and writes the Hardswish's output value; the Hardswish node is removed. MobileNet-V3 has
+// one after most of its layers; each was a pass of its own over the output, half of it from the other core's cache.
+void fuse_activations(Graph& g) {
+  const ValueUse use = value_use(g);
+  std::vector<bool> drop(g.nodes.size(), false);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& h = g.nodes[i];
+    if (h.kind != NodeKind::Hardswish || h.nin != 1 || h.in[0] < 0 || h.out < 0 || h.fused_away) continue;
+    if (h.qmode != QMode::kNone || h.quant_inv != 0.f) continue;
+    const size_t v = static_cast<size_t>(h.in[0]);
+    const int p = use.producer[v];
+    if (p < 0 || use.readers[v] != 1 || g.values[v].is_output || g.values[v].q.kind != QKind::kNone) continue;
+    Node& c = g.nodes[static_cast<size_t>(p)];
+    const bool layer =
+        c.kind == NodeKind::Conv2d || c.kind == NodeKind::DepthwiseConv2d || c.kind == NodeKind::FullyConnected;
+    if (!layer || c.fused_away || c.post.fn != nullptr || c.qmode != QMode::kNone || c.dequant_out != 0.f ||
+        c.filter < 0 || g.values[static_cast<size_t>(c.filter)].q.kind != QKind::kNone)
+      continue;
+    c.post.fn = hardswish_post;
+    c.post.lo = h.has_min_max ? h.out_min : -INFINITY;
+    c.post.hi = h.has_min_max ? h.out_max : INFINITY;
+    c.out = h.out;
+    drop[i] = true;
+  }
+  remove_nodes(g, drop);
 }
 
 // One input, same shape out, each element on its own: commutes with any change of layout.
@@ -414,7 +443,8 @@ Error prepare_graph(Graph& g) {
   Error e = run_graph(g, /*compute=*/false);
   if (e != Error::Ok) return e;
   fuse_silu(g);
-  fold_converts(g);  // after fuse_silu: a SiLU takes the Convert after it
+  fold_converts(g);     // after fuse_silu: a SiLU takes the Convert after it
+  fuse_activations(g);  // after fold_converts: a Hardswish that took a Convert stays
   elide_concats(g);
   assign_slots(g);
   pack_blockwise_weights(g);
@@ -491,7 +521,7 @@ Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EVa
     }
     // int8 / uint8 inputs of a quantized value: its integers centered on the zero point, as floats.
     if (g.quantized_inputs.size() < g.values.size()) g.quantized_inputs.resize(g.values.size());
-    std::vector<float>& buf = g.quantized_inputs[i];
+    etk::aligned_vector<float>& buf = g.quantized_inputs[i];
     buf.resize(static_cast<size_t>(t.numel()));
     const float zp = static_cast<float>(v.q.zero_point);
     for (ssize_t k = 0; k < t.numel(); ++k) {

@@ -290,7 +290,7 @@ int dequantized_copy(Graph& g, int vi, std::unordered_map<int, int>* cache) {
   if (it != cache->end()) return it->second;
   const Value& v = g.values[static_cast<size_t>(vi)];
   const int64_t n = numel_dims(v.dims);
-  std::vector<float> real(static_cast<size_t>(n));
+  etk::aligned_vector<float> real(static_cast<size_t>(n));
   int64_t inner = 1;
   if (v.q.kind == QKind::kChannel)
     for (size_t d = v.q.channel_dim + 1; d < v.dims.size(); ++d) inner *= v.dims[d];
@@ -467,7 +467,7 @@ bool plan_dynamic_gemm(Graph& g, Node& n) {
   const int64_t N = transposed ? w.dims[1] : w.dims[0], K = transposed ? w.dims[0] : w.dims[1];
   if ((transposed ? 1u : 0u) != w.q.channel_dim || static_cast<int64_t>(w.q.scales.size()) != N) return false;
   etk::pack_qb(K, N, w.data, transposed ? N : 1, transposed ? 1 : K, nullptr, nullptr, 0.f, &n.qb);
-  n.requant = w.q.scales;  // per output channel
+  n.requant.assign(w.q.scales.begin(), w.q.scales.end());  // per output channel
   n.qmode = QMode::kDynamicGemm;
   return true;
 }
@@ -598,7 +598,7 @@ void quant_inputs(Graph& g, const Node& n) {
     if (std::find(n.in, n.in + k, n.in[k]) != n.in + k) continue;  // the same value twice: done already
     const Shape& s = g.shapes[vi];
     const int64_t total = numel_dims(s);
-    std::vector<float>& buf = g.dequantized[static_cast<size_t>(k)];
+    etk::aligned_vector<float>& buf = g.dequantized[static_cast<size_t>(k)];
     if (buf.size() < static_cast<size_t>(total)) buf.resize(static_cast<size_t>(total));
     const float* src = g.ptrs[vi];
     if (v.q.kind == QKind::kStatic) {
@@ -809,9 +809,9 @@ void pack_blockwise_weights(Graph& g) {
       continue;
     if (readers[static_cast<size_t>(n.filter)] != 1) continue;
     // Only this node reads the fp32 copy: release it (the 4-bit weights are an eighth of its size).
-    for (std::vector<float>& o : g.owned) {
+    for (etk::aligned_vector<float>& o : g.owned) {
       if (o.data() != w.data) continue;
-      std::vector<float>().swap(o);
+      etk::aligned_vector<float>().swap(o);
       w.data = nullptr;
       g.ptrs[static_cast<size_t>(n.filter)] = nullptr;
       break;

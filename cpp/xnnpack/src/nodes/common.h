@@ -31,6 +31,8 @@ void parallel_rows(int64_t n, int64_t work_per_row, F&& f) {
 
 inline float clampf(float x, float lo, float hi) { return std::min(std::max(x, lo), hi); }
 
+inline float hardswish(float v) { return v * std::min(std::max(v + 3.f, 0.f), 6.f) * (1.f / 6.f); }
+
 // Round to nearest, ties to even (the default rounding mode, as lrintf), for |x| < 2^22: vectorizes, unlike
 // nearbyintf without SSE4.1.
 inline float round_even(float x) { return (x + 12582912.f) - 12582912.f; }

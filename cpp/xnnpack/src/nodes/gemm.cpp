@@ -198,11 +198,11 @@ void conv_group(Node& n, const ConvRows& r, int64_t M, const etk::PackedB& B, fl
     return;
   }
   if (uses_im2col(n)) {
-    etk::igemm(M, 1, T * r.gic, conv_im2col, &r, B, yg, ldy, n.out_min, n.out_max, parallel);
+    etk::igemm(M, 1, T * r.gic, conv_im2col, &r, B, yg, ldy, n.out_min, n.out_max, parallel, &n.post);
     return;
   }
   const CachedRows c{n.table.data() + g * M * T, T};
-  etk::igemm(M, T, r.gic, cached_segments, &c, B, yg, ldy, n.out_min, n.out_max, parallel);
+  etk::igemm(M, T, r.gic, cached_segments, &c, B, yg, ldy, n.out_min, n.out_max, parallel, &n.post);
 }
 
 void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::PackedB>& w, const Shape& so, float* y) {
@@ -216,7 +216,7 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
     // CP channels per padded pixel: C, or more for the int8 GEMM (padded_c; the extra channels stay zero).
     const int64_t HP = H + n.pad_t + n.pad_b, WP = W + n.pad_l + n.pad_r;
     const int64_t CP = n.qb.N > 0 && n.padded_c > 0 ? n.padded_c : C;
-    std::vector<float>& xp = n.scratch;
+    etk::aligned_vector<float>& xp = n.scratch;
     if (xp.size() != static_cast<size_t>(N * HP * WP * CP)) xp.assign(static_cast<size_t>(N * HP * WP * CP), 0.f);
     parallel_rows(N * H, W * C, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
@@ -260,13 +260,19 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
       continue;
     }
     if (pointwise) {  // a plain GEMM over the NHWC pixels
-      etk::gemm_packed(M, x + g * gic, C, B, yg, ldy, n.out_min, n.out_max);
+      etk::gemm_packed(M, x + g * gic, C, B, yg, ldy, n.out_min, n.out_max, true, &n.post);
       continue;
     }
     ConvRows r = r0;
     r.coff = g * gic;
     conv_group(n, r, M, B, yg, ldy, g);
   }
+}
+
+// The post-op over the whole output, for the depthwise kernels that take none.
+void post_pass(const Node& n, float* y, int64_t total) {
+  if (n.post.fn == nullptr) return;
+  parallel_rows(total, kElementwiseCost, [&](int64_t b, int64_t e) { n.post.fn(y + b, e - b, n.post.lo, n.post.hi); });
 }
 
 void depthwise(Node& n, const Shape& si, const float* x, const float* w, const float* bias, const Shape& so, float* y) {
@@ -281,7 +287,8 @@ void depthwise(Node& n, const Shape& si, const float* x, const float* w, const f
       etk::dwconv_indirect(M, KH * KW, C, n.table.data(), w, bias, y, n.qlo, n.qhi, true, n.requant.data(),
                            n.dequant_out);
     } else {
-      etk::dwconv_indirect(M, KH * KW, C, n.table.data(), w, bias, y, n.out_min, n.out_max);
+      etk::dwconv_indirect(M, KH * KW, C, n.table.data(), w, bias, y, n.out_min, n.out_max, true, nullptr, 0.f,
+                           &n.post);
     }
     return;
   }
@@ -289,6 +296,7 @@ void depthwise(Node& n, const Shape& si, const float* x, const float* w, const f
     const etk::DwParams p{N, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l};
     etk::dwconv_nhwc(p, x, w, bias, y, n.out_min, n.out_max);
     if (n.qmode == QMode::kRequant) requantize_output(n, y, N * OH * OW * OC);
+    post_pass(n, y, N * OH * OW * OC);
     return;
   }
   parallel_rows(N * OH, OW * KH * KW * OC, [&](int64_t b, int64_t e) {
@@ -313,6 +321,7 @@ void depthwise(Node& n, const Shape& si, const float* x, const float* w, const f
     }
   });
   if (n.qmode == QMode::kRequant) requantize_output(n, y, N * OH * OW * OC);
+  post_pass(n, y, N * OH * OW * OC);
 }
 
 // Transposed convolution: per group a GEMM of the input pixels with B_g[ic][(ky, kx, oc)], then the products are
@@ -326,7 +335,7 @@ void deconv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::P
     float* o = y + p * OC;
     for (int64_t c = 0; c < OC; ++c) o[c] = bias ? bias[c] : 0.f;
   }
-  std::vector<float>& cols = n.scratch;
+  etk::aligned_vector<float>& cols = n.scratch;
   if (cols.size() < static_cast<size_t>(M * T * goc)) cols.resize(static_cast<size_t>(M * T * goc));
   for (int64_t g = 0; g < G; ++g) {
     etk::gemm_packed(M, x + g * gic, C, w[static_cast<size_t>(g)], cols.data(), T * goc, -INFINITY, INFINITY);
@@ -423,7 +432,8 @@ Error run_fully_connected(Graph& g, Node& n, const Shape& so, float* y) {
   const int64_t total = numel_of(so);
   const int64_t N = so.empty() ? 0 : so.back(), M = N > 0 ? total / N : 0;
   std::vector<etk::PackedB> tmp;
-  etk::gemm_packed(M, g.ptrs[n.in[0]], g.shapes[n.in[0]].back(), weights_of(g, n, &tmp)[0], y, N, n.out_min, n.out_max);
+  etk::gemm_packed(M, g.ptrs[n.in[0]], g.shapes[n.in[0]].back(), weights_of(g, n, &tmp)[0], y, N, n.out_min, n.out_max,
+                   true, &n.post);
   return Error::Ok;
 }
 
@@ -520,9 +530,27 @@ Error run_conv_transpose2d(Graph& g, Node& n, const Shape& so, float* y) {
   return Error::Ok;
 }
 
+int64_t depthwise_bias_offset(int64_t filter_numel) { return (filter_numel + 15) / 16 * 16; }
+
 Error run_depthwise_conv2d(Graph& g, Node& n, const Shape& so, float* y) {
-  depthwise(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], g.ptrs[n.filter], n.bias >= 0 ? g.ptrs[n.bias] : nullptr, so, y);
+  const float* w = g.ptrs[n.filter];
+  const float* bias = n.bias >= 0 ? g.ptrs[n.bias] : nullptr;
+  if (!n.dw_weights.empty()) {
+    w = n.dw_weights.data();
+    if (bias != nullptr) bias = w + depthwise_bias_offset(numel_of(g.values[n.filter].dims));
+  }
+  depthwise(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], w, bias, so, y);
   return Error::Ok;
+}
+
+void align_depthwise_weights(const Graph& g, Node& n) {
+  const Value& f = g.values[n.filter];
+  const Value* b = n.bias >= 0 ? &g.values[n.bias] : nullptr;
+  if (f.data == nullptr || (b != nullptr && b->data == nullptr)) return;
+  const int64_t wn = numel_of(f.dims), at = depthwise_bias_offset(wn);
+  n.dw_weights.assign(static_cast<size_t>(b != nullptr ? at + numel_of(b->dims) : wn), 0.f);
+  std::copy(f.data, f.data + wn, n.dw_weights.begin());
+  if (b != nullptr) std::copy(b->data, b->data + numel_of(b->dims), n.dw_weights.begin() + at);
 }
 
 // Constant filter and bias: packed once here instead of per call (weights_of).
@@ -562,7 +590,7 @@ constexpr NodeKindDef kKinds[] = {
     {NodeKind::FullyConnected, read_fully_connected, infer_fully_connected, run_fully_connected, pack_constant_weights},
     {NodeKind::Conv2d, read_conv<&schema::Node::node_as_Conv2d>, infer_conv, run_conv2d, pack_constant_weights},
     {NodeKind::DepthwiseConv2d, read_conv<&schema::Node::node_as_DepthwiseConv2d>, infer_conv, run_depthwise_conv2d,
-     nullptr},
+     align_depthwise_weights},
     {NodeKind::ConvTranspose2d, read_conv<&schema::Node::node_as_ConvTranspose2d>, infer_conv, run_conv_transpose2d,
      pack_constant_weights},
     {NodeKind::BatchMatrixMultiply, read_node2x1, infer_bmm, run_bmm, nullptr},

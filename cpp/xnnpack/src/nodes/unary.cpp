@@ -89,7 +89,7 @@ Error run_cos(Graph& g, Node& n, const Shape& so, float* y) {
 }
 
 Error run_hardswish(Graph& g, Node& n, const Shape& so, float* y) {
-  return unary_node(g, n, so, y, [](float v) { return v * std::min(std::max(v + 3.f, 0.f), 6.f) * (1.f / 6.f); });
+  return unary_node(g, n, so, y, [](float v) { return hardswish(v); });
 }
 
 Error run_gelu(Graph& g, Node& n, const Shape& so, float* y) {
@@ -174,5 +174,9 @@ constexpr NodeKindDef kKinds[] = {
 }  // namespace
 
 NodeKindList unary_node_kinds() { return {kKinds, std::size(kKinds)}; }
+
+void hardswish_post(float* y, int64_t n, float lo, float hi) {
+  unary(y, y, n, [=](float v) { return clampf(hardswish(v), lo, hi); });
+}
 
 }  // namespace etxnn
