@@ -12,11 +12,13 @@
 
 namespace etxnn {
 
-// Work (rows x work_per_row) a split over the pool needs, and the least work of each chunk: about 64 K simple
-// elementwise operations (kElementwiseCost each) or 16 K sigmoids, some 5-10 us on one core. A split costs about a
-// microsecond plus moving its operands between the cores' caches, so smaller nodes (the late layers of a MobileNet,
-// EfficientNet's 4x4x384 SiLUs) ran 1.5-2.5x slower split than on the calling thread alone.
-constexpr int64_t kParallelRowsWork = int64_t{1} << 18;
+// Work (rows x work_per_row) a split over the pool needs, and the least work of each chunk: about 8 K simple
+// elementwise operations (kElementwiseCost each) or 2 K sigmoids, a microsecond or two on one core. A split costs
+// moving operands between the cores' caches, but so does not splitting: the layer before was split, and the calling
+// thread alone reads the other core's half (an Add after a split convolution ran slower on two threads than on one).
+// At 64 K operations the MobileNet-V2 and SqueezeNet fixtures ran 2-4 % slower; smaller thresholds measured no
+// better. (With a pool that slept between nodes, a split had cost more than it saved below 64 K.)
+constexpr int64_t kParallelRowsWork = int64_t{1} << 15;
 
 // Runs f(begin, end) over [0, n) on the pool when the work is big enough.
 template <typename F>

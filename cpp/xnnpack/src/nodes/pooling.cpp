@@ -27,19 +27,22 @@ inline __attribute__((always_inline)) void global_avg_impl(const float* a, float
 ETK_ISA_DISPATCH(global_avg, (const float* a, float* y, int64_t N, int64_t inner, int64_t C, float lo, float hi, F f),
                  (a, y, N, inner, C, lo, hi, f))
 
-// Max / average pooling rows [r0, r1) (NHWC); `f(acc, v)` folds v into acc (max, or +) for floats and 8-float
-// vectors (by reference: a vector return type would change the ABI outside the ISA clones), `avg` divides
-// by the taps inside the image. Per output pixel the taps inside the image are listed once, then 8 channels at a
-// time are reduced over them in a vector register (GCC's vector extension: one AVX register, two SSE ones).
+// Max / average pooling rows [r0, r1) (NHWC); `f(acc, v)` folds v into acc (max, or +) for floats and 8- and
+// 16-float vectors (by reference: a vector return type would change the ABI outside the ISA clones), `avg` divides
+// by the taps inside the image. Per output pixel the taps inside the image are listed once, then 16 channels at a
+// time (then 8) are reduced over them in a vector register (GCC's vector extension: one AVX-512 register, two AVX
+// ones, four SSE ones).
 template <typename F>
 inline __attribute__((always_inline)) void pool_rows_impl(const Node& n, const Shape& si, const float* x,
                                                           const Shape& so, float* y, bool avg, int64_t r0, int64_t r1,
                                                           F f) {
   typedef float v8sf __attribute__((vector_size(32)));
+  typedef float v16sf __attribute__((vector_size(64)));
   const int64_t H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2];
   const int64_t dh = avg ? 1 : std::max(n.dh, 1u), dw = avg ? 1 : std::max(n.dw, 1u);
   const float init = avg ? 0.f : -INFINITY, lo = n.out_min, hi = n.out_max;
   const v8sf lov = v8sf{} + lo, hiv = v8sf{} + hi;
+  const v16sf lo16 = v16sf{} + lo, hi16 = v16sf{} + hi;
   std::vector<const float*> taps(static_cast<size_t>(n.kh) * n.kw);
   for (int64_t row = r0; row < r1; ++row) {
     const int64_t b0 = row / OH, oy = row % OH;
@@ -57,6 +60,18 @@ inline __attribute__((always_inline)) void pool_rows_impl(const Node& n, const S
       }
       const float scale = (avg && count > 0) ? 1.f / static_cast<float>(count) : 1.f;
       int64_t c = 0;
+      for (; c + 16 <= C; c += 16) {  // one AVX-512 register, two AVX ones
+        v16sf acc = v16sf{} + init;
+        for (size_t t = 0; t < count; ++t) {
+          v16sf v;
+          std::memcpy(&v, taps[t] + c, sizeof(v));
+          f(acc, v);
+        }
+        acc *= scale;
+        acc = acc < lo16 ? lo16 : acc;
+        acc = acc > hi16 ? hi16 : acc;
+        std::memcpy(out + c, &acc, sizeof(acc));
+      }
       for (; c + 8 <= C; c += 8) {
         v8sf acc = v8sf{} + init;
         for (size_t t = 0; t < count; ++t) {
