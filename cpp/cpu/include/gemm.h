@@ -57,12 +57,16 @@ void pack_b(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, cons
             int64_t seg = 0);
 
 // An elementwise function a kernel applies in place to each block of its output once the block is final (after the
-// clamp), on the thread that computed it, while the block is still in that core's cache: an activation after a
-// convolution (a Hardswish) instead of a pass of its own over the whole output, half of it from the other core's
-// cache when the convolution was split by columns.
+// clamp), on the thread that computed it, while the block is still in that core's cache: an activation or a
+// residual addition after a convolution, instead of a pass of its own over the whole output (half of it from the
+// other core's cache when the convolution was split). fn(y, o, n, lo, hi) gets the block's n outputs and, with a
+// second operand, the same n elements of it: row i, column j of the output pairs with other[i * ld + j] (the
+// kernels pass o = nullptr without one).
 struct PostOp {
-  void (*fn)(float* y, int64_t n, float lo, float hi) = nullptr;
-  float lo = 0.f, hi = 0.f;  // passed to fn (the activation's own output range)
+  void (*fn)(float* y, const float* o, int64_t n, float lo, float hi) = nullptr;
+  float lo = 0.f, hi = 0.f;      // passed to fn (the fused node's own output range)
+  const float* other = nullptr;  // the second operand, laid out as rows of ld floats, or none
+  int64_t ld = 0;
 };
 
 // Returns the addresses of the segments of rows m0 .. m0 + mr - 1 of A (L contiguous floats each), row-major:

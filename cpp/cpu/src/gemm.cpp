@@ -450,7 +450,9 @@ struct IgArgs {
 // The post-op over rows [m0, m1), columns [n0, n1) of C.
 void apply_post(const IgArgs& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   if (g.post == nullptr || n1 <= n0) return;
-  for (int64_t m = m0; m < m1; ++m) g.post->fn(g.C + m * g.rsc + n0, n1 - n0, g.post->lo, g.post->hi);
+  const PostOp& op = *g.post;
+  for (int64_t m = m0; m < m1; ++m)
+    op.fn(g.C + m * g.rsc + n0, op.other != nullptr ? op.other + m * op.ld + n0 : nullptr, n1 - n0, op.lo, op.hi);
 }
 
 // One MR x NR block of C over one block of K: taps [t0, t1) of the T segments of L floats of each A row, floats
@@ -1163,7 +1165,12 @@ void dwconv_indirect(int64_t M, int64_t T, int64_t C, const float* const* taps, 
     for (int64_t r = b; r < e; r += 64) {
       const int64_t r1 = std::min(e, r + 64);
       fn(a, r, r1);
-      post->fn(y + r * C, (r1 - r) * C, post->lo, post->hi);
+      const float* o = post->other != nullptr ? post->other + r * post->ld : nullptr;
+      if (o == nullptr || post->ld == C) {
+        post->fn(y + r * C, o, (r1 - r) * C, post->lo, post->hi);
+      } else {
+        for (int64_t i = r; i < r1; ++i) post->fn(y + i * C, post->other + i * post->ld, C, post->lo, post->hi);
+      }
     }
   };
   const double flops = static_cast<double>(M) * static_cast<double>(T * C);

@@ -297,12 +297,31 @@ TEST_F(Kernels, ConvolutionMatchesReference) {
   std::printf("conv: %d cases\n", cases);
 }
 
-// A post-op for the tests: y * y, clamped (applied twice, or past the output's columns, it shows).
-void square_post(float* y, int64_t n, float lo, float hi) {
-  for (int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i] * y[i], lo), hi);
+// A post-op for the tests: y * y plus the second operand if any, clamped (applied twice, past the output's columns,
+// or with the wrong element of the second operand, it shows).
+void square_post(float* y, const float* o, int64_t n, float lo, float hi) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i] * y[i] + (o != nullptr ? o[i] : 0.f), lo), hi);
 }
-double square_ref(double v, const etk::PostOp* post) {
-  return post == nullptr ? v : std::min<double>(std::max<double>(v * v, post->lo), post->hi);
+// The post-op's reference for output row i, column j.
+double square_ref(double v, const etk::PostOp* post, int64_t i, int64_t j) {
+  if (post == nullptr) return v;
+  const double o = post->other != nullptr ? post->other[i * post->ld + j] : 0.0;
+  return std::min<double>(std::max<double>(v * v + o, post->lo), post->hi);
+}
+// A random post-op (or none, half of the time) with a second operand of rows x cols (row stride cols + 0..2) or none.
+const etk::PostOp* random_post(std::mt19937& rng, int64_t rows, int64_t cols, std::vector<float>* other,
+                               etk::PostOp* op) {
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  if (uni(0, 1) == 0) return nullptr;
+  *op = etk::PostOp{square_post, -INFINITY, 0.9f, nullptr, 0};
+  if (uni(0, 1) == 0) return op;
+  op->ld = cols + uni(0, 2);
+  other->resize(static_cast<size_t>(rows * op->ld));
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (auto& v : *other) v = nd(rng);
+  op->other = other->data();
+  op->hi = 2.f;
+  return op;
 }
 
 // The pre-packed / indirect GEMM and the depthwise kernels of executorch_cpu (linked into this program; the
@@ -322,8 +341,9 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
     const int64_t L = big ? (T == 1 ? uni(257, 1500) : uni(90, 700)) : uni(1, 20);
     const int64_t N = big ? uni(M, 160) : uni(1, 50), K = T * L;
     const bool trans = uni(0, 1), has_bias = uni(0, 1), clamp = uni(0, 1), par = uni(0, 1);
-    const etk::PostOp square{square_post, -INFINITY, 0.9f};
-    const etk::PostOp* post = uni(0, 1) ? &square : nullptr;
+    etk::PostOp op;
+    std::vector<float> other;
+    const etk::PostOp* post = random_post(rng, M, N, &other, &op);
     std::vector<float> src(static_cast<size_t>(M * K + 8)), B(static_cast<size_t>(K * N)), bias(N);
     for (auto& v : src) v = nd(rng);
     for (auto& v : B) v = nd(rng);
@@ -349,7 +369,7 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
         double acc = has_bias ? bias[j] : 0.0;
         for (int64_t t = 0; t < T; ++t)
           for (int64_t l = 0; l < L; ++l) acc += double(table[i * T + t][l]) * B[(t * L + l) * rsb + j * csb];
-        acc = square_ref(std::min<double>(std::max<double>(acc, lo), hi), post);
+        acc = square_ref(std::min<double>(std::max<double>(acc, lo), hi), post, i, j);
         maxerr = std::max(maxerr, std::fabs(acc - C[i * ldc + j]));
       }
     for (int64_t i = 0; i < M; ++i)
@@ -366,7 +386,7 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
       for (int64_t j = 0; j < N; ++j) {
         double acc = has_bias ? bias[j] : 0.0;
         for (int64_t k = 0; k < K; ++k) acc += double(src[i * K + k]) * B[k * rsb + j * csb];
-        acc = square_ref(std::min<double>(std::max<double>(acc, lo), hi), post);
+        acc = square_ref(std::min<double>(std::max<double>(acc, lo), hi), post, i, j);
         maxerr = std::max(maxerr, std::fabs(acc - D[i * N + j]));
       }
     EXPECT_LT(maxerr, 1e-4 * std::sqrt(double(K)) + 1e-5) << fmt("gemm_packed it %d", it);
@@ -387,8 +407,9 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
     for (auto& v : w) v = nd(rng);
     for (auto& v : b) v = nd(rng);
     const int64_t M = p.N * p.OH * p.OW, T = p.KH * p.KW;
-    const etk::PostOp square{square_post, -INFINITY, 0.9f};
-    const etk::PostOp* post = uni(0, 1) ? &square : nullptr;
+    etk::PostOp op;
+    std::vector<float> other;
+    const etk::PostOp* post = random_post(rng, M, p.C, &other, &op);
     std::vector<float> ref(static_cast<size_t>(M * p.C)), y1(ref.size()), y2(ref.size()), ref2(ref.size());
     std::vector<float> zc(static_cast<size_t>(p.C), 0.f);
     std::vector<const float*> taps(static_cast<size_t>(M * T));
@@ -404,7 +425,7 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
         double acc = b[c];
         for (int64_t t = 0; t < T; ++t) acc += double(taps[m * T + t][c]) * w[t * p.C + c];
         ref[m * p.C + c] = static_cast<float>(std::min(std::max(acc, -1.0), 1.5));
-        ref2[m * p.C + c] = static_cast<float>(square_ref(std::min(std::max(acc, -1.0), 1.5), post));
+        ref2[m * p.C + c] = static_cast<float>(square_ref(std::min(std::max(acc, -1.0), 1.5), post, m, c));
       }
     }
     etk::dwconv_nhwc(p, x.data(), w.data(), b.data(), y1.data(), -1.f, 1.5f, uni(0, 1));

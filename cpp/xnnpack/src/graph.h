@@ -119,9 +119,11 @@ struct Node {
   // (fused_away); that Multiply computes SiLU of silu_input in one pass.
   bool fused_away = false;
   int silu_input = -1;
-  // A convolution / fully connected layer that runs the Hardswish after it on each block of its output
-  // (fuse_activations; the Hardswish removed): fn is null otherwise.
+  // A convolution / fully connected layer that runs the Hardswish or the residual Add after it on each block of its
+  // output (fuse_activations; that node removed): fn is null otherwise. An Add's other operand is value
+  // post_input (read by this node from then on: its buffer lives until this node has run).
   etk::PostOp post;
+  int post_input = -1;
   // A Concatenate along channels whose inputs all come from convolutions read by it alone is not computed either
   // (fused_away, elided_concat): each convolution writes its channels straight into the concatenation's buffer
   // (value `into`, from channel out_offset, rows out_stride floats apart).
@@ -215,9 +217,10 @@ void remove_nodes(Graph& g, const std::vector<bool>& drop);
 void absorb_input_transposes(Graph& g);
 // Whether a Conv2d node pads its input once and reads one segment per filter row (few input channels; nodes/gemm.cpp).
 bool conv_uses_padded_rows(const Node& n);
-// Hardswish in place, clamped to [lo, hi] (nodes/unary.cpp): the etk::PostOp of a layer that took the Hardswish
-// after it (fuse_activations).
-void hardswish_post(float* y, int64_t n, float lo, float hi);
+// etk::PostOp functions of a layer that took the node after it (fuse_activations): Hardswish in place, clamped to
+// [lo, hi] (nodes/unary.cpp; no second operand), and y + o, clamped (nodes/binary.cpp).
+void hardswish_post(float* y, const float* o, int64_t n, float lo, float hi);
+void add_post(float* y, const float* o, int64_t n, float lo, float hi);
 
 // Quantized graphs (quant.cpp). Copies `nbytes` bytes of constant `index` (of the payload's constant data) into
 // `out`, with the loader's checks and messages.

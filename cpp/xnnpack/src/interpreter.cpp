@@ -131,6 +131,7 @@ ValueUse value_use(const Graph& g) {
     const Node& n = g.nodes[i];
     for (int k = 0; k < n.nin; ++k)
       if (n.in[k] >= 0) ++u.readers[static_cast<size_t>(n.in[k])];
+    if (n.post_input >= 0) ++u.readers[static_cast<size_t>(n.post_input)];
     if (n.out >= 0) u.producer[static_cast<size_t>(n.out)] = static_cast<int>(i);
   }
   return u;
@@ -158,7 +159,7 @@ void assign_slots(Graph& g) {
     const Node& n = g.nodes[i];
     for (int k = 0; k < n.nin; ++k)
       if (n.in[k] >= 0) last[static_cast<size_t>(n.in[k])] = static_cast<int64_t>(i);
-    for (int v : {n.filter, n.bias})
+    for (int v : {n.filter, n.bias, n.post_input})
       if (v >= 0) last[static_cast<size_t>(v)] = static_cast<int64_t>(i);
   }
   g.slot_of.assign(nv, -1);
@@ -202,7 +203,7 @@ void assign_slots(Graph& g) {
     }
     for (int k = 0; k < n.nin; ++k)
       if (n.in[k] >= 0 && last[static_cast<size_t>(n.in[k])] == static_cast<int64_t>(i)) release(n.in[k]);
-    for (int v : {n.filter, n.bias})
+    for (int v : {n.filter, n.bias, n.post_input})
       if (v >= 0 && last[static_cast<size_t>(v)] == static_cast<int64_t>(i)) release(v);
     if (n.into < 0 && last[out] < static_cast<int64_t>(i)) release(n.out);  // never read
   }
@@ -258,30 +259,53 @@ void fuse_silu(Graph& g) {
   }
 }
 
-// Conv2d / DepthwiseConv2d / FullyConnected with fp32 weights -> Hardswish, the layer's output read by the Hardswish
-// alone: the layer applies the Hardswish to each block of its output as it finishes it (etk::PostOp, on the thread
-// that computed the block) and writes the Hardswish's output value; the Hardswish node is removed. MobileNet-V3 has
-// one after most of its layers; each was a pass of its own over the output, half of it from the other core's cache.
+// A Conv2d / DepthwiseConv2d / FullyConnected with fp32 weights whose output only a Hardswish reads, or only an Add
+// of two same-shape operands (a residual connection, the other operand computed before the layer runs; not after a
+// grouped convolution): the layer applies that node to each block of its output as it finishes it (etk::PostOp, on
+// the thread that computed the block) and writes that node's output value; the node is removed. MobileNet-V3 has a
+// Hardswish after most of its layers, ResNets and inverted residual blocks an Add after their last; each was a pass
+// of its own over the output, half of it from the other core's cache.
 void fuse_activations(Graph& g) {
   const ValueUse use = value_use(g);
   std::vector<bool> drop(g.nodes.size(), false);
+  auto plain = [&](int v) { return v >= 0 && g.values[static_cast<size_t>(v)].q.kind == QKind::kNone; };
+  // The node producing v, when it is a layer that can take the post-op and v is read by the fused node alone.
+  auto fusable_layer = [&](int v, bool two_operands) -> Node* {
+    const int p = use.producer[static_cast<size_t>(v)];
+    if (p < 0 || use.readers[static_cast<size_t>(v)] != 1 || g.values[static_cast<size_t>(v)].is_output) return nullptr;
+    Node& c = g.nodes[static_cast<size_t>(p)];
+    const bool layer = (c.kind == NodeKind::Conv2d && (c.groups == 1 || !two_operands)) ||
+                       c.kind == NodeKind::DepthwiseConv2d || c.kind == NodeKind::FullyConnected;
+    if (!layer || c.fused_away || c.post.fn != nullptr || c.qmode != QMode::kNone || c.dequant_out != 0.f ||
+        !plain(c.filter) || !plain(v))
+      return nullptr;
+    return &c;
+  };
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& h = g.nodes[i];
-    if (h.kind != NodeKind::Hardswish || h.nin != 1 || h.in[0] < 0 || h.out < 0 || h.fused_away) continue;
-    if (h.qmode != QMode::kNone || h.quant_inv != 0.f) continue;
-    const size_t v = static_cast<size_t>(h.in[0]);
-    const int p = use.producer[v];
-    if (p < 0 || use.readers[v] != 1 || g.values[v].is_output || g.values[v].q.kind != QKind::kNone) continue;
-    Node& c = g.nodes[static_cast<size_t>(p)];
-    const bool layer =
-        c.kind == NodeKind::Conv2d || c.kind == NodeKind::DepthwiseConv2d || c.kind == NodeKind::FullyConnected;
-    if (!layer || c.fused_away || c.post.fn != nullptr || c.qmode != QMode::kNone || c.dequant_out != 0.f ||
-        c.filter < 0 || g.values[static_cast<size_t>(c.filter)].q.kind != QKind::kNone)
-      continue;
-    c.post.fn = hardswish_post;
-    c.post.lo = h.has_min_max ? h.out_min : -INFINITY;
-    c.post.hi = h.has_min_max ? h.out_max : INFINITY;
-    c.out = h.out;
+    if (h.out < 0 || h.fused_away || h.qmode != QMode::kNone || h.quant_inv != 0.f || !plain(h.out)) continue;
+    Node* c = nullptr;
+    if (h.kind == NodeKind::Hardswish && h.nin == 1 && h.in[0] >= 0) {
+      c = fusable_layer(h.in[0], false);
+      if (c != nullptr) c->post.fn = hardswish_post;
+    } else if (h.kind == NodeKind::Add && h.nin == 2 && plain(h.in[0]) && plain(h.in[1]) && h.in[0] != h.in[1]) {
+      const Shape& so = g.shapes[static_cast<size_t>(h.out)];
+      if (g.shapes[static_cast<size_t>(h.in[0])] != so || g.shapes[static_cast<size_t>(h.in[1])] != so) continue;
+      for (int k : {1, 0}) {  // the later layer of the two: the other operand must exist when it runs
+        Node* layer = fusable_layer(h.in[k], true);
+        const int other = h.in[1 - k];
+        if (layer == nullptr || use.producer[static_cast<size_t>(other)] >= use.producer[static_cast<size_t>(h.in[k])])
+          continue;
+        c = layer;
+        c->post.fn = add_post;
+        c->post_input = other;
+        break;
+      }
+    }
+    if (c == nullptr) continue;
+    c->post.lo = h.has_min_max ? h.out_min : -INFINITY;
+    c->post.hi = h.has_min_max ? h.out_max : INFINITY;
+    c->out = h.out;
     drop[i] = true;
   }
   remove_nodes(g, drop);

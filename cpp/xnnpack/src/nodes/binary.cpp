@@ -131,6 +131,13 @@ Error binary_node(Graph& g, const Node& n, const Shape& so, float* y, F f) {
   return apply_output_range(n, y, numel_of(so));
 }
 
+template <typename F>
+inline __attribute__((always_inline)) void add_in_place_impl(float* __restrict y, const float* __restrict o, int64_t n,
+                                                             float lo, float hi, F) {
+  for (int64_t i = 0; i < n; ++i) y[i] = clampf(y[i] + o[i], lo, hi);
+}
+ETK_ISA_DISPATCH(add_in_place, (float* y, const float* o, int64_t n, float lo, float hi, F f), (y, o, n, lo, hi, f))
+
 Error run_add(Graph& g, Node& n, const Shape& so, float* y) {
   const float lo = n.out_min, hi = n.out_max;
   return binary_node(g, n, so, y, [&](float p, float q) { return clampf(p + q, lo, hi); });
@@ -201,5 +208,7 @@ constexpr NodeKindDef kKinds[] = {
 }  // namespace
 
 NodeKindList binary_node_kinds() { return {kKinds, std::size(kKinds)}; }
+
+void add_post(float* y, const float* o, int64_t n, float lo, float hi) { add_in_place(y, o, n, lo, hi, 0); }
 
 }  // namespace etxnn

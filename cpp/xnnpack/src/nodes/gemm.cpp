@@ -269,10 +269,24 @@ void conv2d(Node& n, const Shape& si, const float* x, const std::vector<etk::Pac
   }
 }
 
-// The post-op over the whole output, for the depthwise kernels that take none.
+// The post-op over the whole output (rows of ld floats, as its second operand), for the depthwise kernels that
+// take none.
 void post_pass(const Node& n, float* y, int64_t total) {
   if (n.post.fn == nullptr) return;
-  parallel_rows(total, kElementwiseCost, [&](int64_t b, int64_t e) { n.post.fn(y + b, e - b, n.post.lo, n.post.hi); });
+  const float* o = n.post.other;
+  parallel_rows(total, kElementwiseCost, [&](int64_t b, int64_t e) {
+    n.post.fn(y + b, o != nullptr ? o + b : nullptr, e - b, n.post.lo, n.post.hi);
+  });
+}
+
+// A fused Add's other operand for this call (fuse_activations): same shape as the output.
+Error bind_post_input(const Graph& g, Node& n, const Shape& so) {
+  if (n.post_input < 0) return Error::Ok;
+  const Shape& s = g.shapes[static_cast<size_t>(n.post_input)];
+  if (s != so) return node_fail(n, "the fused Add's other operand has a different shape from the output:", s, so);
+  n.post.other = g.ptrs[static_cast<size_t>(n.post_input)];
+  n.post.ld = so.empty() ? 1 : so.back();
+  return Error::Ok;
 }
 
 void depthwise(Node& n, const Shape& si, const float* x, const float* w, const float* bias, const Shape& so, float* y) {
@@ -429,6 +443,7 @@ Error infer_fully_connected(const Graph& g, const Node& n, Shape* out) {
 }
 
 Error run_fully_connected(Graph& g, Node& n, const Shape& so, float* y) {
+  ET_CHECK_OK_OR_RETURN_ERROR(bind_post_input(g, n, so));
   const int64_t total = numel_of(so);
   const int64_t N = so.empty() ? 0 : so.back(), M = N > 0 ? total / N : 0;
   std::vector<etk::PackedB> tmp;
@@ -517,6 +532,7 @@ Error infer_conv(const Graph& g, const Node& n, Shape* out) {
 }
 
 Error run_conv2d(Graph& g, Node& n, const Shape& so, float* y) {
+  ET_CHECK_OK_OR_RETURN_ERROR(bind_post_input(g, n, so));
   std::vector<etk::PackedB> tmp;
   if (n.qb.N > 0) tmp.resize(1);  // on the int8 GEMM: no fp32 weights
   conv2d(n, conv_input_shape(g, n), g.ptrs[n.in[0]], n.qb.N > 0 ? tmp : weights_of(g, n, &tmp), so, y);
@@ -533,6 +549,7 @@ Error run_conv_transpose2d(Graph& g, Node& n, const Shape& so, float* y) {
 int64_t depthwise_bias_offset(int64_t filter_numel) { return (filter_numel + 15) / 16 * 16; }
 
 Error run_depthwise_conv2d(Graph& g, Node& n, const Shape& so, float* y) {
+  ET_CHECK_OK_OR_RETURN_ERROR(bind_post_input(g, n, so));
   const float* w = g.ptrs[n.filter];
   const float* bias = n.bias >= 0 ? g.ptrs[n.bias] : nullptr;
   if (!n.dw_weights.empty()) {

@@ -175,7 +175,7 @@ constexpr NodeKindDef kKinds[] = {
 
 NodeKindList unary_node_kinds() { return {kKinds, std::size(kKinds)}; }
 
-void hardswish_post(float* y, int64_t n, float lo, float hi) {
+void hardswish_post(float* y, const float*, int64_t n, float lo, float hi) {
   unary(y, y, n, [=](float v) { return clampf(hardswish(v), lo, hi); });
 }
 
