@@ -126,6 +126,20 @@ def test_activation_and_residual_add_run_inside_the_layer_before_them(
         np.testing.assert_allclose(np.load(tmp_path / f"out{i}.npy"), np.load(ref_path), atol=case.atol, rtol=case.rtol)
 
 
+def test_silu_runs_inside_the_layer_before_it(sdk: Path, tmp_path: Path, quiet_env: dict[str, str]) -> None:
+    # EfficientNet's SiLU (x * sigmoid(x), one Multiply node after fuse_silu) after each of its convolutions runs
+    # inside that convolution: the Multiply nodes left are the squeeze-excite scales, one per Sigmoid (the gate).
+    case = next(c for c in XNNPACK if c.fixture == "tv_efficientnet_b0")
+    proc = run_case(sdk, case, tmp_path, dict(quiet_env, EXECUTORCH_XNNPACK_PROFILE="1"))
+    assert proc.returncode == 0, proc.stderr
+    runs = {f[0]: int(f[-3]) for f in (ln.split() for ln in proc.stderr.splitlines()) if f[-2:] == ["node", "runs"]}
+    assert runs.get("Sigmoid", 0) >= 8, proc.stderr
+    assert runs.get("Multiply") == runs["Sigmoid"], proc.stderr
+    assert "Add" not in runs, proc.stderr
+    for i, ref_path in enumerate(case.outputs):
+        np.testing.assert_allclose(np.load(tmp_path / f"out{i}.npy"), np.load(ref_path), atol=case.atol, rtol=case.rtol)
+
+
 def test_dynamic_batch_runs_every_batch_size(sdk: Path, tmp_path: Path, quiet_env: dict[str, str]) -> None:
     cases = [c for c in XNNPACK if c.fixture == "dynamic_batch"]
     batches = {np.load(c.inputs[0]).shape[0] for c in cases}

@@ -217,10 +217,11 @@ void remove_nodes(Graph& g, const std::vector<bool>& drop);
 void absorb_input_transposes(Graph& g);
 // Whether a Conv2d node pads its input once and reads one segment per filter row (few input channels; nodes/gemm.cpp).
 bool conv_uses_padded_rows(const Node& n);
-// etk::PostOp functions of a layer that took the node after it (fuse_activations): Hardswish in place, clamped to
-// [lo, hi] (nodes/unary.cpp; no second operand), and y + o, clamped (nodes/binary.cpp).
+// etk::PostOp functions of a layer that took the node after it (fuse_activations), in place, clamped to [lo, hi]:
+// Hardswish (nodes/unary.cpp), y + o and SiLU (nodes/binary.cpp). Only add_post reads a second operand.
 void hardswish_post(float* y, const float* o, int64_t n, float lo, float hi);
 void add_post(float* y, const float* o, int64_t n, float lo, float hi);
+void silu_post(float* y, const float* o, int64_t n, float lo, float hi);
 
 // Quantized graphs (quant.cpp). Copies `nbytes` bytes of constant `index` (of the payload's constant data) into
 // `out`, with the loader's checks and messages.

@@ -269,10 +269,11 @@ void fuse_activations(Graph& g) {
   const ValueUse use = value_use(g);
   std::vector<bool> drop(g.nodes.size(), false);
   auto plain = [&](int v) { return v >= 0 && g.values[static_cast<size_t>(v)].q.kind == QKind::kNone; };
-  // The node producing v, when it is a layer that can take the post-op and v is read by the fused node alone.
-  auto fusable_layer = [&](int v, bool two_operands) -> Node* {
+  // The node producing v, when it is a layer that can take the post-op and v is read by the fused node(s) alone.
+  auto fusable_layer = [&](int v, bool two_operands, int readers = 1) -> Node* {
     const int p = use.producer[static_cast<size_t>(v)];
-    if (p < 0 || use.readers[static_cast<size_t>(v)] != 1 || g.values[static_cast<size_t>(v)].is_output) return nullptr;
+    if (p < 0 || use.readers[static_cast<size_t>(v)] != readers || g.values[static_cast<size_t>(v)].is_output)
+      return nullptr;
     Node& c = g.nodes[static_cast<size_t>(p)];
     const bool layer = (c.kind == NodeKind::Conv2d && (c.groups == 1 || !two_operands)) ||
                        c.kind == NodeKind::DepthwiseConv2d || c.kind == NodeKind::FullyConnected;
@@ -288,6 +289,15 @@ void fuse_activations(Graph& g) {
     if (h.kind == NodeKind::Hardswish && h.nin == 1 && h.in[0] >= 0) {
       c = fusable_layer(h.in[0], false);
       if (c != nullptr) c->post.fn = hardswish_post;
+    } else if (h.kind == NodeKind::Multiply && h.silu_input >= 0 && h.nin == 2) {
+      // x * sigmoid(x) (fuse_silu): x read by the Multiply and by its fused-away Sigmoid, both removed.
+      const int s = h.in[h.in[0] == h.silu_input ? 1 : 0];
+      const int sp = s >= 0 ? use.producer[static_cast<size_t>(s)] : -1;
+      if (sp < 0 || !g.nodes[static_cast<size_t>(sp)].fused_away || use.readers[static_cast<size_t>(s)] != 1) continue;
+      c = fusable_layer(h.silu_input, false, 2);
+      if (c == nullptr) continue;
+      c->post.fn = silu_post;
+      drop[static_cast<size_t>(sp)] = true;
     } else if (h.kind == NodeKind::Add && h.nin == 2 && plain(h.in[0]) && plain(h.in[1]) && h.in[0] != h.in[1]) {
       const Shape& so = g.shapes[static_cast<size_t>(h.out)];
       if (g.shapes[static_cast<size_t>(h.in[0])] != so || g.shapes[static_cast<size_t>(h.in[1])] != so) continue;

@@ -211,4 +211,8 @@ NodeKindList binary_node_kinds() { return {kKinds, std::size(kKinds)}; }
 
 void add_post(float* y, const float* o, int64_t n, float lo, float hi) { add_in_place(y, o, n, lo, hi, 0); }
 
+void silu_post(float* y, const float*, int64_t n, float lo, float hi) {
+  etk::sigmoid_activation(y, y, n, lo, hi, /*times_x=*/true);
+}
+
 }  // namespace etxnn
