@@ -9,23 +9,32 @@
 namespace etxnn {
 namespace {
 
-// Mean over the pixels of each image, per channel (NHWC), clamped. (F is unused: ETK_ISA_DISPATCH wants one.)
+// The sum over the pixels of each image, per channel (NHWC), times `scale`, clamped. (F is unused: ETK_ISA_DISPATCH
+// wants one.) 64, then 16 channels at a time are summed over all pixels in registers (a local block the compiler
+// keeps in vector registers; through y it stored and reloaded every sum per pixel), in pixel order.
+template <int64_t B>
+inline __attribute__((always_inline)) void channel_sums(const float* x, int64_t inner, int64_t C, float* o, float scale,
+                                                        float lo, float hi) {
+  float acc[B] = {};
+  for (int64_t p = 0; p < inner; ++p)
+    for (int64_t c = 0; c < B; ++c) acc[c] += x[p * C + c];
+  for (int64_t c = 0; c < B; ++c) o[c] = clampf(acc[c] * scale, lo, hi);
+}
 template <typename F>
 inline __attribute__((always_inline)) void global_avg_impl(const float* a, float* y, int64_t N, int64_t inner,
-                                                           int64_t C, float lo, float hi, F) {
+                                                           int64_t C, float scale, float lo, float hi, F) {
   for (int64_t b = 0; b < N; ++b) {
+    const float* xb = a + b * inner * C;
     float* o = y + b * C;
-    for (int64_t c = 0; c < C; ++c) o[c] = 0.f;
-    for (int64_t p = 0; p < inner; ++p) {
-      const float* x = a + (b * inner + p) * C;
-      for (int64_t c = 0; c < C; ++c) o[c] += x[c];
-    }
-    const float s = inner > 0 ? 1.f / static_cast<float>(inner) : 0.f;
-    for (int64_t c = 0; c < C; ++c) o[c] = clampf(o[c] * s, lo, hi);
+    int64_t c = 0;
+    for (; c + 64 <= C; c += 64) channel_sums<64>(xb + c, inner, C, o + c, scale, lo, hi);
+    for (; c + 16 <= C; c += 16) channel_sums<16>(xb + c, inner, C, o + c, scale, lo, hi);
+    for (; c < C; ++c) channel_sums<1>(xb + c, inner, C, o + c, scale, lo, hi);
   }
 }
-ETK_ISA_DISPATCH(global_avg, (const float* a, float* y, int64_t N, int64_t inner, int64_t C, float lo, float hi, F f),
-                 (a, y, N, inner, C, lo, hi, f))
+ETK_ISA_DISPATCH(global_avg,
+                 (const float* a, float* y, int64_t N, int64_t inner, int64_t C, float scale, float lo, float hi, F f),
+                 (a, y, N, inner, C, scale, lo, hi, f))
 
 // Max / average pooling rows [r0, r1) (NHWC); `f(acc, v)` folds v into acc (max, or +) for floats and 8- and
 // 16-float vectors (by reference: a vector return type would change the ABI outside the ISA clones), `avg` divides
@@ -206,7 +215,29 @@ Error infer_global_avg_pool(const Graph& g, const Node& n, Shape* out) {
 Error run_global_avg_pool(Graph& g, Node& n, const Shape&, float* y) {
   const Shape& sa = g.shapes[n.in[0]];
   const int64_t N = sa[0], C = sa.back(), inner = numel_of(sa) / std::max<int64_t>(1, N * C);
-  global_avg(g.ptrs[n.in[0]], y, N, inner, C, n.out_min, n.out_max, 0);
+  const float* x = g.ptrs[n.in[0]];
+  const float scale = inner > 0 ? 1.f / static_cast<float>(inner) : 0.f;
+  const int64_t parts =
+      N == 1 ? std::min<int64_t>(executorch::extension::get_thread_count(), inner * C / kParallelRowsWork) : 1;
+  if (parts <= 1) {
+    global_avg(x, y, N, inner, C, scale, n.out_min, n.out_max, 0);
+    return Error::Ok;
+  }
+  // Each thread sums a contiguous range of pixels (those it wrote in the layer before, split the same way) into its
+  // row of the scratch; the rows are added in order after.
+  n.scratch.resize(static_cast<size_t>(parts * C));
+  float* sums = n.scratch.data();
+  executorch::extension::parallel_for(0, parts, 1, [&](int64_t b, int64_t e) {
+    for (int64_t q = b; q < e; ++q) {
+      const int64_t p0 = inner * q / parts, p1 = inner * (q + 1) / parts;
+      global_avg(x + p0 * C, sums + q * C, 1, p1 - p0, C, 1.f, -INFINITY, INFINITY, 0);
+    }
+  });
+  for (int64_t c = 0; c < C; ++c) {
+    float t = sums[c];
+    for (int64_t q = 1; q < parts; ++q) t += sums[q * C + c];
+    y[c] = clampf(t * scale, n.out_min, n.out_max);
+  }
   return Error::Ok;
 }
 
