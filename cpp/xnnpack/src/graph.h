@@ -260,7 +260,7 @@ Error run_qgemm(Graph& g, const Node& n, float* y);
 // A fully connected node with 4-bit weights (n.qb4.N > 0), on its (dequantized) fp32 input.
 Error run_qb4(Graph& g, const Node& n, float* y);
 // A kInteger node's output (its own kernels).
-Error run_integer_node(Graph& g, const Node& n, float* y, int64_t total);
+Error run_integer_node(Graph& g, Node& n, float* y, int64_t total);
 // A kOnePass node's output.
 Error run_one_pass(Graph& g, const Node& n, float* y, int64_t total);
 

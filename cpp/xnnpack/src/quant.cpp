@@ -860,7 +860,7 @@ Error run_qgemm(Graph& g, const Node& n, float* y) {
   return Error::Ok;
 }
 
-Error run_integer_node(Graph& g, const Node& n, float* y, int64_t total) {
+Error run_integer_node(Graph& g, Node& n, float* y, int64_t total) {
   if (n.kind == NodeKind::GlobalAvgPooling2d) {
     const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
     if (si.size() != 4) return node_fail(n, "expects a 4-D NHWC input, got", si);
@@ -872,13 +872,12 @@ Error run_integer_node(Graph& g, const Node& n, float* y, int64_t total) {
         static_cast<float>(yq.zero_point) - static_cast<float>(static_cast<int32_t>(HW) * xq.zero_point) * inv;
     const float zy = static_cast<float>(yq.zero_point), zx = static_cast<float>(xq.zero_point);
     const float* x = g.ptrs[static_cast<size_t>(n.in[0])];
-    std::vector<float> sum(static_cast<size_t>(C));
+    // Sums of integers below 2^24: exact in any order (as the int32 sums), and the zero point's share added after.
+    const float zsum = static_cast<float>(HW) * zx;
     for (int64_t b = 0; b < N; ++b) {
-      std::fill(sum.begin(), sum.end(), 0.f);
-      for (int64_t p = 0; p < HW; ++p)
-        for (int64_t c = 0; c < C; ++c) sum[static_cast<size_t>(c)] += x[(b * HW + p) * C + c] + zx;
-      for (int64_t c = 0; c < C; ++c)
-        y[b * C + c] = clampf(round_even(sum[static_cast<size_t>(c)] * inv + yzp) - zy, n.qlo, n.qhi);
+      float* o = y + b * C;
+      pixel_sums(x + b * HW * C, HW, C, o, &n.scratch);
+      for (int64_t c = 0; c < C; ++c) o[c] = clampf(round_even((o[c] + zsum) * inv + yzp) - zy, n.qlo, n.qhi);
     }
     (void)total;
     return Error::Ok;

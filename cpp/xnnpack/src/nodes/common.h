@@ -72,6 +72,10 @@ void unary_par(const float* x, float* y, int64_t n, F f, int64_t cost = kElement
   parallel_rows(n, cost, [&](int64_t b, int64_t e) { unary(x + b, y + b, e - b, f); });
 }
 
+// The per-channel sums over `pixels` NHWC pixels of C channels (one image), each in pixel order, or split by pixel
+// ranges over the pool (32 K floats or more; the ranges' sums added in order, partial sums in *scratch).
+void pixel_sums(const float* x, int64_t pixels, int64_t C, float* sums, etk::aligned_vector<float>* scratch);
+
 // Output size of a convolution or pooling window along one dim.
 inline Error conv_out(const Node& n, int64_t in, uint32_t pad0, uint32_t pad1, uint32_t k, uint32_t s, uint32_t d,
                       int64_t* out) {

@@ -217,26 +217,10 @@ Error run_global_avg_pool(Graph& g, Node& n, const Shape&, float* y) {
   const int64_t N = sa[0], C = sa.back(), inner = numel_of(sa) / std::max<int64_t>(1, N * C);
   const float* x = g.ptrs[n.in[0]];
   const float scale = inner > 0 ? 1.f / static_cast<float>(inner) : 0.f;
-  const int64_t parts =
-      N == 1 ? std::min<int64_t>(executorch::extension::get_thread_count(), inner * C / kParallelRowsWork) : 1;
-  if (parts <= 1) {
-    global_avg(x, y, N, inner, C, scale, n.out_min, n.out_max, 0);
-    return Error::Ok;
-  }
-  // Each thread sums a contiguous range of pixels (those it wrote in the layer before, split the same way) into its
-  // row of the scratch; the rows are added in order after.
-  n.scratch.resize(static_cast<size_t>(parts * C));
-  float* sums = n.scratch.data();
-  executorch::extension::parallel_for(0, parts, 1, [&](int64_t b, int64_t e) {
-    for (int64_t q = b; q < e; ++q) {
-      const int64_t p0 = inner * q / parts, p1 = inner * (q + 1) / parts;
-      global_avg(x + p0 * C, sums + q * C, 1, p1 - p0, C, 1.f, -INFINITY, INFINITY, 0);
-    }
-  });
-  for (int64_t c = 0; c < C; ++c) {
-    float t = sums[c];
-    for (int64_t q = 1; q < parts; ++q) t += sums[q * C + c];
-    y[c] = clampf(t * scale, n.out_min, n.out_max);
+  for (int64_t b = 0; b < N; ++b) {
+    float* o = y + b * C;
+    pixel_sums(x + b * inner * C, inner, C, o, &n.scratch);
+    for (int64_t c = 0; c < C; ++c) o[c] = clampf(o[c] * scale, n.out_min, n.out_max);
   }
   return Error::Ok;
 }
@@ -274,5 +258,28 @@ constexpr NodeKindDef kKinds[] = {
 }  // namespace
 
 NodeKindList pooling_node_kinds() { return {kKinds, std::size(kKinds)}; }
+
+void pixel_sums(const float* x, int64_t pixels, int64_t C, float* sums, etk::aligned_vector<float>* scratch) {
+  const int64_t parts = std::min<int64_t>(executorch::extension::get_thread_count(), pixels * C / kParallelRowsWork);
+  if (parts <= 1) {
+    global_avg(x, sums, 1, pixels, C, 1.f, -INFINITY, INFINITY, 0);
+    return;
+  }
+  // Each thread sums a contiguous range of pixels (those it wrote in the layer before, split the same way) into its
+  // row of the scratch; the rows are added in order after.
+  scratch->resize(static_cast<size_t>(parts * C));
+  float* part = scratch->data();
+  executorch::extension::parallel_for(0, parts, 1, [&](int64_t b, int64_t e) {
+    for (int64_t q = b; q < e; ++q) {
+      const int64_t p0 = pixels * q / parts, p1 = pixels * (q + 1) / parts;
+      global_avg(x + p0 * C, part + q * C, 1, p1 - p0, C, 1.f, -INFINITY, INFINITY, 0);
+    }
+  });
+  for (int64_t c = 0; c < C; ++c) {
+    float t = part[c];
+    for (int64_t q = 1; q < parts; ++q) t += part[q * C + c];
+    sums[c] = t;
+  }
+}
 
 }  // namespace etxnn
