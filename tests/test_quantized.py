@@ -111,6 +111,21 @@ def test_quantized_fixture_matches_upstream(sdk: Path, case: QCase, tmp_path: Pa
     check_outputs(case, tmp_path)
 
 
+@pytest.mark.parametrize("isa", ["avx2", "baseline"])
+def test_quantized_xnnpack_fixtures_on_every_isa_path(
+    sdk: Path, tmp_path: Path, quiet_env: dict[str, str], isa: str
+) -> None:
+    # The elementwise kernels of quantized programs per ISA level (EXECUTORCH_GEMM_ISA caps them): the SiLU table's
+    # gather (AVX2; a loop on baseline), the per-channel quantized multiply, the integer mean. Same tolerance.
+    env = dict(quiet_env, EXECUTORCH_GEMM_ISA=isa)
+    for case in (c for c in CASES if c.variant == "xnnpack_q8"):
+        out = tmp_path / case.id
+        out.mkdir()
+        proc = run(sdk, case, out, env)
+        assert proc.returncode == 0, proc.stderr
+        check_outputs(case, out)
+
+
 def test_static_int8_xnnpack_is_mostly_bit_exact(sdk: Path, tmp_path: Path, quiet_env: dict[str, str]) -> None:
     # The integer paths (requantized GEMM nodes, Add / Multiply / global average pooling in XNNPACK's arithmetic)
     # reproduce upstream exactly; a one-step difference is allowed per case above, but not as the rule.

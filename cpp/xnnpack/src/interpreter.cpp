@@ -477,7 +477,8 @@ Error prepare_graph(Graph& g) {
   Error e = run_graph(g, /*compute=*/false);
   if (e != Error::Ok) return e;
   fuse_silu(g);
-  fold_converts(g);     // after fuse_silu: a SiLU takes the Convert after it
+  fold_converts(g);  // after fuse_silu: a SiLU takes the Convert after it
+  lut_activations(g);
   fuse_activations(g);  // after fold_converts: a Hardswish that took a Convert stays
   elide_concats(g);
   assign_slots(g);

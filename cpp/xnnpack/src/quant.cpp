@@ -12,6 +12,10 @@
 #include <cmath>
 #include <unordered_map>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include <float16.h>
 
 #include "nodes/common.h"
@@ -354,6 +358,15 @@ bool same_params_throughout(const Graph& g, const Node& n) {
 //   mul: (a - za) * (b - zb) times a_scale * b_scale / y_scale in float, rounded to nearest even (qs8-vmul);
 //   global average pooling (a mean reduction): the int32 sum of q times (x_scale / y_scale) * (1 / count), plus
 //        y_zero_point - count * x_zero_point * that scale, rounded to nearest even (qs8 rsum + qs32 -> qs8).
+// NHWC operands where one is [N or 1, 1, 1, C] against the other's [N, H, W, C]: a per-channel scale (a
+// squeeze-excite gate), which XNNPACK multiplies row by row with the same kernel.
+bool channel_broadcast(const Shape& a, const Shape& b) {
+  if (a.size() != 4 || b.size() != 4 || a[3] != b[3]) return false;
+  const Shape& small = a[1] * a[2] <= b[1] * b[2] ? a : b;
+  const Shape& big = &small == &a ? b : a;
+  return small[1] == 1 && small[2] == 1 && (small[0] == big[0] || small[0] == 1);
+}
+
 bool plan_integer_node(Graph& g, Node& n) {
   if (n.kind == NodeKind::GlobalAvgPooling2d && n.nin == 1) {
     const Value& x = g.values[static_cast<size_t>(n.in[0])];
@@ -374,7 +387,8 @@ bool plan_integer_node(Graph& g, Node& n) {
   for (const Value* v : {&a, &b}) {
     if (v->data != nullptr || v->q.kind != QKind::kStatic || v->q.dtype != y.q.dtype) return false;
   }
-  if (y.q.kind != QKind::kStatic || y.q.dtype == schema::DataType::qint32 || a.dims != b.dims) return false;
+  if (y.q.kind != QKind::kStatic || y.q.dtype == schema::DataType::qint32) return false;
+  if (a.dims != b.dims && (n.kind != NodeKind::Multiply || !channel_broadcast(a.dims, b.dims))) return false;
   if (n.kind == NodeKind::Add) {
     const float as = a.q.scale / y.q.scale, bs = b.q.scale / y.q.scale;
     const float mx = std::max(as, bs);
@@ -860,6 +874,24 @@ Error run_qgemm(Graph& g, const Node& n, float* y) {
   return Error::Ok;
 }
 
+// y = (a * b) * scale rounded to nearest even, clamped, over rows [r0, r1) of C floats; operand x's row r is its
+// row r / xrep (xrep > 1: one row broadcast over an image's pixels). (F unused: ETK_ISA_DISPATCH wants one.)
+template <typename F>
+inline __attribute__((always_inline)) void qmul_rows_impl(const float* a, const float* b, float* y, int64_t r0,
+                                                          int64_t r1, int64_t C, int64_t arep, int64_t brep,
+                                                          float scale, float lo, float hi, F) {
+  for (int64_t r = r0; r < r1; ++r) {
+    const float* __restrict pa = a + r / arep * C;
+    const float* __restrict pb = b + r / brep * C;
+    float* __restrict py = y + r * C;
+    for (int64_t c = 0; c < C; ++c) py[c] = round_even(clampf(pa[c] * pb[c] * scale, lo, hi));
+  }
+}
+ETK_ISA_DISPATCH(qmul_rows,
+                 (const float* a, const float* b, float* y, int64_t r0, int64_t r1, int64_t C, int64_t arep,
+                  int64_t brep, float scale, float lo, float hi, F f),
+                 (a, b, y, r0, r1, C, arep, brep, scale, lo, hi, f))
+
 Error run_integer_node(Graph& g, Node& n, float* y, int64_t total) {
   if (n.kind == NodeKind::GlobalAvgPooling2d) {
     const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
@@ -883,11 +915,21 @@ Error run_integer_node(Graph& g, Node& n, float* y, int64_t total) {
     return Error::Ok;
   }
   const size_t ia = static_cast<size_t>(n.in[0]), ib = static_cast<size_t>(n.in[1]);
-  if (g.shapes[ia] != g.shapes[ib])
-    return node_fail(n, "quantized operands differ in shape:", g.shapes[ia], g.shapes[ib]);
+  const Shape &sa = g.shapes[ia], &sb = g.shapes[ib];
   const float* a = g.ptrs[ia];
   const float* b = g.ptrs[ib];
   const float lo = n.qlo, hi = n.qhi;
+  if (sa != sb && n.kind == NodeKind::Multiply && channel_broadcast(sa, sb)) {
+    // Rows of C channels; the broadcast operand's row is its image's (one row per image).
+    const int64_t C = sa[3], rows = total / std::max<int64_t>(1, C);
+    const int64_t arep = sa[1] * sa[2] == 1 ? std::max<int64_t>(1, rows / sa[0]) : 1;
+    const int64_t brep = sb[1] * sb[2] == 1 ? std::max<int64_t>(1, rows / sb[0]) : 1;
+    const float scale = n.requant[0];
+    parallel_rows(rows, C * kElementwiseCost,
+                  [&](int64_t r0, int64_t r1) { qmul_rows(a, b, y, r0, r1, C, arep, brep, scale, lo, hi, 0); });
+    return Error::Ok;
+  }
+  if (sa != sb) return node_fail(n, "quantized operands differ in shape:", sa, sb);
   if (n.kind == NodeKind::Add) {
     const auto am = static_cast<int32_t>(n.requant[0]), bm = static_cast<int32_t>(n.requant[1]);
     const auto shift = static_cast<int32_t>(n.requant[2]);
@@ -898,10 +940,83 @@ Error run_integer_node(Graph& g, Node& n, float* y, int64_t total) {
   } else {
     const float scale = n.requant[0];
     parallel_rows(total, kElementwiseCost, [&](int64_t s0, int64_t s1) {
-      for (int64_t i = s0; i < s1; ++i) y[i] = round_even(clampf(a[i] * b[i] * scale, lo, hi));
+      qmul_rows(a + s0, b + s0, y + s0, 0, 1, s1 - s0, 1, 1, scale, lo, hi, 0);
     });
   }
   return Error::Ok;
+}
+
+#if defined(__x86_64__)
+// The whole vectors of lut_rows; returns the first element left.
+__attribute__((target("avx512f"))) int64_t lut_rows_avx512(const float* x, float* y, int64_t n, const float* lut,
+                                                           float base) {
+  // x - base is a small non-negative integer: adding 2^23 puts it in the low mantissa bits.
+  const __m512 b = _mm512_set1_ps(8388608.f - base);
+  const __m512i low = _mm512_set1_epi32(0x7fffff);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i k = _mm512_and_epi32(_mm512_castps_si512(_mm512_add_ps(_mm512_loadu_ps(x + i), b)), low);
+    _mm512_storeu_ps(y + i, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), 0xffff, k, lut, 4));
+  }
+  return i;
+}
+__attribute__((target("avx2"))) int64_t lut_rows_avx2(const float* x, float* y, int64_t n, const float* lut,
+                                                      float base) {
+  const __m256 b = _mm256_set1_ps(8388608.f - base);
+  const __m256i low = _mm256_set1_epi32(0x7fffff);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i k = _mm256_and_si256(_mm256_castps_si256(_mm256_add_ps(_mm256_loadu_ps(x + i), b)), low);
+    _mm256_storeu_ps(y + i, _mm256_i32gather_ps(lut, k, 4));
+  }
+  return i;
+}
+#endif
+
+// y[i] = lut[x[i] - base] (x holds integers in the table's range): a gather per vector on AVX-512 and AVX2.
+void lut_rows(const float* x, float* y, int64_t n, const float* lut, float base) {
+  int64_t i = 0;
+#if defined(__x86_64__)
+  if (etk::isa_level() == 2) {
+    i = lut_rows_avx512(x, y, n, lut, base);
+  } else if (etk::isa_level() == 1) {
+    i = lut_rows_avx2(x, y, n, lut, base);
+  }
+#endif
+  for (; i < n; ++i) y[i] = lut[static_cast<int32_t>(x[i] - base)];
+}
+
+void lut_activations(Graph& g) {
+  const ValueUse use = value_use(g);
+  for (Node& h : g.nodes) {
+    // (Not a Hardswish: computing it is cheaper than a gather.)
+    if (h.quant_inv == 0.f || h.fused_away || h.kind != NodeKind::Multiply || h.silu_input < 0) continue;
+    const int v = h.silu_input;
+    const int p = use.producer[static_cast<size_t>(v)];
+    // Read by h and its fused-away Sigmoid alone.
+    if (p < 0 || g.values[static_cast<size_t>(v)].is_output || use.readers[static_cast<size_t>(v)] != 2) continue;
+    Node& n = g.nodes[static_cast<size_t>(p)];
+    if (n.dequant_out == 0.f || n.qmode != QMode::kRequant || n.qhi - n.qlo > 255.f || n.qhi < n.qlo) continue;
+    const NodeKindDef* def = node_def(h.kind);
+    const auto count = static_cast<int64_t>(n.qhi - n.qlo) + 1;
+    etk::aligned_vector<float> x(static_cast<size_t>(count)), table(static_cast<size_t>(count));
+    for (int64_t k = 0; k < count; ++k) x[static_cast<size_t>(k)] = (n.qlo + static_cast<float>(k)) * n.dequant_out;
+    const float* saved = g.ptrs[static_cast<size_t>(v)];
+    g.ptrs[static_cast<size_t>(v)] = x.data();
+    const Error e = def->run(g, h, Shape{count}, table.data());
+    g.ptrs[static_cast<size_t>(v)] = saved;
+    if (e != Error::Ok) continue;
+    h.lut = std::move(table);
+    h.lut_base = n.qlo;
+    n.dequant_out = 0.f;
+    n.qb.out_scale = 0.f;
+  }
+}
+
+void apply_lut(const Node& n, const float* x, float* y, int64_t total) {
+  const float* lut = n.lut.data();
+  const float base = n.lut_base;
+  parallel_rows(total, kElementwiseCost, [=](int64_t b, int64_t e) { lut_rows(x + b, y + b, e - b, lut, base); });
 }
 
 }  // namespace etxnn

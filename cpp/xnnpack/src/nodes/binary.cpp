@@ -152,6 +152,10 @@ Error run_multiply(Graph& g, Node& n, const Shape& so, float* y) {
   const float lo = n.out_min, hi = n.out_max;
   if (n.silu_input >= 0) {  // x * sigmoid(x), the Sigmoid fused away at prepare (fuse_silu)
     const float* x = g.ptrs[n.silu_input];
+    if (!n.lut.empty()) {
+      apply_lut(n, x, y, numel_of(so));
+      return Error::Ok;
+    }
     const float inv = n.quant_inv, qlo = n.qlo, qhi = n.qhi;
     parallel_rows(numel_of(so), kTranscendentalCost, [&](int64_t b, int64_t e) {
       if (inv == 0.f) {

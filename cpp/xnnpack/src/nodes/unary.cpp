@@ -13,6 +13,10 @@ namespace {
 template <typename F>
 Error unary_node(Graph& g, const Node& n, const Shape& so, float* y, F f, int64_t cost = kElementwiseCost) {
   const int64_t total = numel_of(so);
+  if (!n.lut.empty()) {
+    apply_lut(n, g.ptrs[n.in[0]], y, total);
+    return Error::Ok;
+  }
   if (n.quant_inv != 0.f) {  // the Convert after it folded in: the range, then the quantization, in one pass
     const bool range = n.has_min_max;
     const float lo = n.out_min, hi = n.out_max, inv = n.quant_inv, qlo = n.qlo, qhi = n.qhi;
