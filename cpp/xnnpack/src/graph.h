@@ -159,7 +159,7 @@ struct Node {
   // An fp32 node (Hardswish, SiLU) that writes the quantized output of the Convert after it (the Convert removed,
   // fold_converts): quantize_like_convert with this 1 / scale and [qlo, qhi], in the same pass (0: not folded).
   float quant_inv = 0.f;
-  // Such a node whose input is a requantizing node's output dequantized (dequant_out) is a function of that node's
+  // Such a SiLU whose input is a requantizing node's output dequantized (dequant_out) is a function of that node's
   // 8-bit values: lut[q - lut_base] is its quantized output (lut_activations; the layer before then stores q -
   // zero_point, without the dequantization).
   etk::aligned_vector<float> lut;
@@ -249,9 +249,10 @@ Error plan_quantized(Graph& g);
 // fp32 to a per-tensor quantized value that is the only reader of an fp32 Hardswish or SiLU (that node quantizes as
 // it stores, Node::quant_inv). The same arithmetic, one pass over the activations and one node less.
 void fold_converts(Graph& g);
-// After fold_converts: an fp32 Hardswish or SiLU that quantizes its output (quant_inv) and reads only the
-// dequantized output of a requantizing node (dequant_out) is tabulated over that node's 8-bit values, computed by
-// the node's own kernel at prepare (so bit for bit the same), and the layer before no longer dequantizes.
+// After fold_converts: an fp32 SiLU that quantizes its output (quant_inv) and reads only the dequantized output of
+// a requantizing node (dequant_out) is tabulated over that node's 8-bit values, computed by the node's own kernel at
+// prepare (so bit for bit the same), and the layer before no longer dequantizes. (A Hardswish is cheaper to compute
+// than to gather.)
 void lut_activations(Graph& g);
 // A lut_activations node's outputs.
 void apply_lut(const Node& n, const float* x, float* y, int64_t total);

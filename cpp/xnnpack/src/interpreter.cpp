@@ -259,12 +259,13 @@ void fuse_silu(Graph& g) {
   }
 }
 
-// A Conv2d / DepthwiseConv2d / FullyConnected with fp32 weights whose output only a Hardswish reads, or only an Add
-// of two same-shape operands (a residual connection, the other operand computed before the layer runs; not after a
-// grouped convolution): the layer applies that node to each block of its output as it finishes it (etk::PostOp, on
-// the thread that computed the block) and writes that node's output value; the node is removed. MobileNet-V3 has a
-// Hardswish after most of its layers, ResNets and inverted residual blocks an Add after their last; each was a pass
-// of its own over the output, half of it from the other core's cache.
+// A Conv2d / DepthwiseConv2d / FullyConnected with fp32 weights whose output only a Hardswish reads, or only a SiLU
+// (fuse_silu's Multiply and its fused-away Sigmoid), or only an Add of two same-shape operands (a residual
+// connection, the other operand computed before the layer runs; not after a grouped convolution): the layer applies
+// that node to each block of its output as it finishes it (etk::PostOp, on the thread that computed the block) and
+// writes that node's output value; the node is removed. MobileNet-V3 has a Hardswish after most of its layers,
+// EfficientNet a SiLU, ResNets and inverted residual blocks an Add after their last; each was a pass of its own over
+// the output, half of it from the other core's cache.
 void fuse_activations(Graph& g) {
   const ValueUse use = value_use(g);
   std::vector<bool> drop(g.nodes.size(), false);
@@ -477,9 +478,9 @@ Error prepare_graph(Graph& g) {
   Error e = run_graph(g, /*compute=*/false);
   if (e != Error::Ok) return e;
   fuse_silu(g);
-  fold_converts(g);  // after fuse_silu: a SiLU takes the Convert after it
-  lut_activations(g);
-  fuse_activations(g);  // after fold_converts: a Hardswish that took a Convert stays
+  fold_converts(g);     // after fuse_silu: a SiLU takes the Convert after it
+  lut_activations(g);   // after fold_converts: the SiLUs between quantized layers
+  fuse_activations(g);  // after fold_converts: a Hardswish or SiLU that took a Convert stays
   elide_concats(g);
   assign_slots(g);
   pack_blockwise_weights(g);

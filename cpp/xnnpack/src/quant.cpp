@@ -946,6 +946,8 @@ Error run_integer_node(Graph& g, Node& n, float* y, int64_t total) {
   return Error::Ok;
 }
 
+namespace {
+
 #if defined(__x86_64__)
 // The whole vectors of lut_rows; returns the first element left.
 __attribute__((target("avx512f"))) int64_t lut_rows_avx512(const float* x, float* y, int64_t n, const float* lut,
@@ -985,6 +987,8 @@ void lut_rows(const float* x, float* y, int64_t n, const float* lut, float base)
 #endif
   for (; i < n; ++i) y[i] = lut[static_cast<int32_t>(x[i] - base)];
 }
+
+}  // namespace
 
 void lut_activations(Graph& g) {
   const ValueUse use = value_use(g);
