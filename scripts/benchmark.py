@@ -69,9 +69,12 @@ TARGET_REAL = {
 TARGET_QUANTIZED = {"xnnpack_q8": 1.0, "portable_q8": 0.5}
 TARGET_Q8_OVER_FP32 = 1.5
 
-# Loads that --load runs beside the benchmark, one at a time (each ends when the benchmark is done with it).
-BUSY_LOOP = "import os\nos.nice(10)\nwhile True: pass\n"
-TORCH_LOAD = (
+# Loads that --load runs beside the benchmark, one at a time (each ends when the benchmark is done with it, or
+# when the benchmark itself is gone: the kernel kills it then, PR_SET_PDEATHSIG; a killed benchmark had left its
+# busy loop running, which skewed the next run).
+DIE_WITH_PARENT = "import ctypes, signal\nctypes.CDLL(None).prctl(1, signal.SIGKILL)\n"  # 1: PR_SET_PDEATHSIG
+BUSY_LOOP = DIE_WITH_PARENT + "import os\nos.nice(10)\nwhile True: pass\n"
+TORCH_LOAD = DIE_WITH_PARENT + (
     "import torch\n"
     "torch.set_num_threads(max(1, len(__import__('os').sched_getaffinity(0))))\n"
     "a = torch.randn(384, 384); b = torch.randn(384, 384)\n"
