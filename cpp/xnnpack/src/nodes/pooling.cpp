@@ -41,17 +41,32 @@ ETK_ISA_DISPATCH(global_avg,
 // by the taps inside the image. Per output pixel the taps inside the image are listed once, then 16 channels at a
 // time (then 8) are reduced over them in a vector register (GCC's vector extension: one AVX-512 register, two AVX
 // ones, four SSE ones).
+typedef float v8sf __attribute__((vector_size(32)));
+typedef float v16sf __attribute__((vector_size(64)));
+
+// Channels [c, c + lanes) of one output pixel: its taps folded by f, times scale, clamped.
+template <typename VT, typename F>
+inline __attribute__((always_inline)) void pool_vector(const float* const* taps, size_t count, int64_t c, float init,
+                                                       float scale, float lo, float hi, float* out, F f) {
+  VT acc = VT{} + init;
+  for (size_t t = 0; t < count; ++t) {
+    VT v;
+    std::memcpy(&v, taps[t] + c, sizeof(v));
+    f(acc, v);
+  }
+  acc *= scale;
+  acc = acc < VT{} + lo ? VT{} + lo : acc;
+  acc = acc > VT{} + hi ? VT{} + hi : acc;
+  std::memcpy(out + c, &acc, sizeof(acc));
+}
+
 template <typename F>
 inline __attribute__((always_inline)) void pool_rows_impl(const Node& n, const Shape& si, const float* x,
                                                           const Shape& so, float* y, bool avg, int64_t r0, int64_t r1,
                                                           F f) {
-  typedef float v8sf __attribute__((vector_size(32)));
-  typedef float v16sf __attribute__((vector_size(64)));
   const int64_t H = si[1], W = si[2], C = si[3], OH = so[1], OW = so[2];
   const int64_t dh = avg ? 1 : std::max(n.dh, 1u), dw = avg ? 1 : std::max(n.dw, 1u);
   const float init = avg ? 0.f : -INFINITY, lo = n.out_min, hi = n.out_max;
-  const v8sf lov = v8sf{} + lo, hiv = v8sf{} + hi;
-  const v16sf lo16 = v16sf{} + lo, hi16 = v16sf{} + hi;
   std::vector<const float*> taps(static_cast<size_t>(n.kh) * n.kw);
   for (int64_t row = r0; row < r1; ++row) {
     const int64_t b0 = row / OH, oy = row % OH;
@@ -69,30 +84,8 @@ inline __attribute__((always_inline)) void pool_rows_impl(const Node& n, const S
       }
       const float scale = (avg && count > 0) ? 1.f / static_cast<float>(count) : 1.f;
       int64_t c = 0;
-      for (; c + 16 <= C; c += 16) {  // one AVX-512 register, two AVX ones
-        v16sf acc = v16sf{} + init;
-        for (size_t t = 0; t < count; ++t) {
-          v16sf v;
-          std::memcpy(&v, taps[t] + c, sizeof(v));
-          f(acc, v);
-        }
-        acc *= scale;
-        acc = acc < lo16 ? lo16 : acc;
-        acc = acc > hi16 ? hi16 : acc;
-        std::memcpy(out + c, &acc, sizeof(acc));
-      }
-      for (; c + 8 <= C; c += 8) {
-        v8sf acc = v8sf{} + init;
-        for (size_t t = 0; t < count; ++t) {
-          v8sf v;
-          std::memcpy(&v, taps[t] + c, sizeof(v));
-          f(acc, v);
-        }
-        acc *= scale;
-        acc = acc < lov ? lov : acc;
-        acc = acc > hiv ? hiv : acc;
-        std::memcpy(out + c, &acc, sizeof(acc));
-      }
+      for (; c + 16 <= C; c += 16) pool_vector<v16sf>(taps.data(), count, c, init, scale, lo, hi, out, f);
+      for (; c + 8 <= C; c += 8) pool_vector<v8sf>(taps.data(), count, c, init, scale, lo, hi, out, f);
       for (; c < C; ++c) {
         float acc = init;
         for (size_t t = 0; t < count; ++t) f(acc, taps[t][c]);
