@@ -252,11 +252,12 @@ def build_specs() -> list[QSpec]:
             (1, 3, 48, 48),
             203,
             {"portable_q8": 2},
-            "The portable program runs its convolutions in fp32 on dequantized values (upstream's reference "
-            "pattern, dequantize -> conv -> quantize): each requantization depends on the rounding of the fp32 "
-            "sums, which differs between implementations (blocked FMA sums vs upstream's portable loop); a value on "
-            "a rounding boundary flips by one step, and over 16 blocks the flips add up to two output steps. The "
-            "XNNPACK program (integer arithmetic) is bit-exact.",
+            "The portable program runs each operator in fp32 on dequantized values (upstream's reference "
+            "pattern, dequantize -> op -> quantize), and some intermediate value rounds differently from upstream's "
+            "portable kernels; a value on a rounding boundary flips by one step, and over 16 blocks the flips add "
+            "up to two output steps. Which operator differs is not established: with the convolutions summed "
+            "exactly as upstream's loop (from zero, (c, ky, kx) order, no FMA, bias last; tested) it is still two "
+            "steps. The XNNPACK program (integer arithmetic) is bit-exact.",
         ),
         QSpec(
             "q8_ops",
