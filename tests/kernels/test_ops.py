@@ -444,6 +444,51 @@ bad(
 ok("mean", "aten::mean.out", (rx, Ints([-1]), True, None, Out(f32, (3, 4, 1))), rx.mean(-1, keepdims=True), rtol=1e-5)
 ok("mean-nan", "aten::mean.out", (nanv, Ints([0]), False, None, Out(f32, ())), np.array(np.nan, f32))
 bad("mean-int-out", "aten::mean.out", (bi1, Ints([0]), False, None, Out(i64, (4,))))
+
+
+def seq_sum(x: np.ndarray, axis: int) -> np.ndarray:
+    """Sums float32 `x` along `axis` one element after another in float32, from zero: how upstream's portable
+    sum / mean / avg_pool2d / _adaptive_avg_pool2d accumulate (np.add.accumulate adds sequentially, unlike sum)."""
+    return np.add.accumulate(x, axis=axis, dtype=f32).take(-1, axis=axis)
+
+
+def exact_float_case(id: str, op: str, args: tuple[Any, ...], ref: np.ndarray, wide: np.ndarray) -> None:
+    # `ref` accumulates in float32 in upstream's order; `wide` is the same reduction accumulated in float64. The
+    # case only counts where the two differ somewhere, so a kernel that sums in double (or in another order) fails.
+    assert (ref != wide.astype(f32)).any(), id
+    ok(id, op, args, ref, rtol=0, atol=0)
+
+
+# Large and small magnitudes mixed, so the order and width of the accumulation show in the last bits.
+ax = (r(3, 40, 6, 7) * np.exp2(r(3, 40, 6, 7, lo=-8, hi=8))).astype(f32)
+exact_float_case(
+    "mean-float32-accumulation-trailing",
+    "aten::mean.out",
+    (ax, Ints([2, 3]), False, None, Out(f32, (3, 40))),
+    seq_sum(ax.reshape(3, 40, 42), -1) / f32(42),
+    ax.astype(f64).mean((2, 3)),
+)
+exact_float_case(
+    "mean-float32-accumulation-inner-dim",
+    "aten::mean.out",
+    (ax, Ints([1]), True, None, Out(f32, (3, 1, 6, 7))),
+    (seq_sum(ax, 1) / f32(40))[:, None],
+    ax.astype(f64).mean(1, keepdims=True),
+)
+exact_float_case(
+    "sum-float32-accumulation-inner-dim",
+    "aten::sum.IntList_out",
+    (ax, Ints([1]), False, None, Out(f32, (3, 6, 7))),
+    seq_sum(ax, 1),
+    ax.astype(f64).sum(1),
+)
+ok(
+    "sum-float-to-long-truncates-each",
+    "aten::sum.IntList_out",
+    (np.array([[0.5, 0.75, 1.5], [-0.5, 2.9, -1.9]], f32), Ints([1]), False, None, Out(i64, (2,))),
+    np.array([1, 1], i64),
+)
+
 ok("amax", "aten::amax.out", (rx, Ints([1]), False, Out(f32, (3, 5))), rx.max(1))
 ok("amax-nan", "aten::amax.out", (nanv, Ints([0]), False, Out(f32, ())), np.array(np.nan, f32))
 ok("amin", "aten::amin.out", (rx, Ints([0, 2]), True, Out(f32, (1, 4, 1))), rx.min((0, 2), keepdims=True))
@@ -1051,6 +1096,24 @@ ok(
     cx.reshape(2, 4, 3, 3, 4, 2).mean((3, 5)),
     rtol=1e-5,
     atol=1e-6,
+)
+
+pw = (r(2, 4, 9, 8) * np.exp2(r(2, 4, 9, 8, lo=-8, hi=8))).astype(f32)
+pw_win = pool_windows(pw, (3, 3), (2, 2), (1, 1), 0)
+exact_float_case(
+    "avg_pool2d-float32-accumulation",
+    "aten::avg_pool2d.out",
+    (pw, Ints([3, 3]), Ints([2, 2]), Ints([1, 1]), False, True, None, Out(f32, (2, 4, 5, 4))),
+    seq_sum(pw_win, -1) / f32(9),
+    pw_win.astype(f64).mean(-1),
+)
+pw_ad = pw.reshape(2, 4, 3, 3, 4, 2).transpose(0, 1, 2, 4, 3, 5).reshape(2, 4, 3, 4, 6)
+exact_float_case(
+    "adaptive_avg_pool2d-float32-accumulation",
+    "aten::_adaptive_avg_pool2d.out",
+    (pw, Ints([3, 4]), Out(f32, (2, 4, 3, 4))),
+    seq_sum(pw_ad, -1) / f32(6),
+    pw_ad.astype(f64).mean(-1),
 )
 
 # Normalization.

@@ -631,11 +631,11 @@ void avg_pool2d_out(KernelRuntimeContext& ctx, Args args) {
         w0 = std::max<int64_t>(w0, 0);
         h1 = std::min(h1, p.H);
         w1 = std::min(w1, p.W);
-        double sum = 0;
+        float sum = 0;  // in float, row by row, as upstream's portable kernel (bit for bit its outputs)
         for (int64_t ih = h0; ih < h1; ++ih)
           for (int64_t iw = w0; iw < w1; ++iw) sum += xc[ih * p.W + iw];
         int64_t div = has_div ? divisor : (cip ? pool : (h1 - h0) * (w1 - w0));
-        y[oh * p.Wo + ow] = div == 0 ? 0.f : static_cast<float>(sum / static_cast<double>(div));
+        y[oh * p.Wo + ow] = div == 0 ? 0.f : sum / static_cast<float>(div);
       }
     }
   });
@@ -686,10 +686,10 @@ void adaptive_avg_pool2d_out(KernelRuntimeContext& ctx, Args args) {
         const int64_t h0 = oh * H / Ho, h1 = ((oh + 1) * H + Ho - 1) / Ho;
         for (int64_t ow = 0; ow < Wo; ++ow) {
           const int64_t w0 = ow * W / Wo, w1 = ((ow + 1) * W + Wo - 1) / Wo;
-          double sum = 0;
+          float sum = 0;  // as avg_pool2d
           for (int64_t ih = h0; ih < h1; ++ih)
             for (int64_t iw = w0; iw < w1; ++iw) sum += xc[ih * W + iw];
-          y[oh * Wo + ow] = static_cast<float>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
+          y[oh * Wo + ow] = sum / static_cast<float>((h1 - h0) * (w1 - w0));
         }
       }
     }

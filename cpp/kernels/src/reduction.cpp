@@ -116,6 +116,15 @@ bool dims_arg(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_
   return true;
 }
 
+// Floating sums accumulate as upstream's portable kernels do, so that outputs (and so the values a quantized
+// program requantizes) are bit for bit upstream's: in the output's type (float for Float, Half and BFloat16
+// outputs, double for Double), element by element in the order of the reduced index space, a mean dividing the sum
+// by the count in that type.
+template <typename Acc>
+Acc mean_of(Acc sum, int64_t count) {
+  return count > 0 ? sum / static_cast<Acc>(count) : std::numeric_limits<Acc>::quiet_NaN();
+}
+
 // Fast path for a contiguous float input reduced over a trailing block of dims (e.g. the last dim, or H and W of
 // NCHW) into a contiguous float output: plain row sums. Returns false (having done nothing) when it does not
 // apply; true when it ran or failed ctx.
@@ -158,10 +167,9 @@ bool sum_trailing_float(KernelRuntimeContext& ctx, const Tensor& in, const Tenso
   auto body = [=](int64_t b, int64_t e) {
     for (int64_t o = b; o < e; ++o) {
       const float* r = x + o * R;
-      double acc = 0;
+      float acc = 0;
       for (int64_t k = 0; k < R; ++k) acc += r[k];
-      if (mean) acc = R > 0 ? acc / static_cast<double>(R) : std::numeric_limits<double>::quiet_NaN();
-      y[o] = static_cast<float>(acc);
+      y[o] = mean ? mean_of(acc, R) : acc;
     }
   };
   if (outer * R <= kParallelGrain)
@@ -204,39 +212,50 @@ void sum_mean(KernelRuntimeContext& ctx, Args args, bool mean) {
   char* ob = static_cast<char*>(out->mutable_data_ptr());
   const int64_t ies = in->element_size(), oes = out->element_size();
   const int64_t count = p.inner.numel;
-  if (!is_floating(ot) && !is_floating(it)) {
+  if (!is_floating(ot)) {
+    // An integer sum adds the elements converted to integers (a floating input's fractions drop per element).
+    const bool from_float = is_floating(it);
     for_each_output(
         p,
         [=](int64_t oo, auto reduce) {
           uint64_t acc = 0;
-          reduce([&](int64_t off) { acc += static_cast<uint64_t>(load_as<int64_t>(ib + off * ies, it)); });
+          reduce([&](int64_t off) {
+            const char* e = ib + off * ies;
+            acc +=
+                static_cast<uint64_t>(from_float ? sat_cast<int64_t>(load_as<double>(e, it)) : load_as<int64_t>(e, it));
+          });
           store_as<int64_t>(ob + oo * oes, ot, static_cast<int64_t>(acc));
         },
         count);
     return;
   }
-  if (it == ScalarType::Float) {
-    const float* fb = reinterpret_cast<const float*>(ib);
+  auto floating = [&](auto zero) {
+    using Acc = decltype(zero);
+    if (it == ScalarType::Float) {
+      const float* fb = reinterpret_cast<const float*>(ib);
+      for_each_output(
+          p,
+          [=](int64_t oo, auto reduce) {
+            Acc acc = 0;
+            reduce([&](int64_t off) { acc += fb[off]; });
+            store_as<Acc>(ob + oo * oes, ot, mean ? mean_of(acc, count) : acc);
+          },
+          count);
+      return;
+    }
     for_each_output(
         p,
         [=](int64_t oo, auto reduce) {
-          double acc = 0;
-          reduce([&](int64_t off) { acc += fb[off]; });
-          if (mean) acc = count > 0 ? acc / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
-          store_as<double>(ob + oo * oes, ot, acc);
+          Acc acc = 0;
+          reduce([&](int64_t off) { acc += load_as<Acc>(ib + off * ies, it); });
+          store_as<Acc>(ob + oo * oes, ot, mean ? mean_of(acc, count) : acc);
         },
         count);
-    return;
-  }
-  for_each_output(
-      p,
-      [=](int64_t oo, auto reduce) {
-        double acc = 0;
-        reduce([&](int64_t off) { acc += load_as<double>(ib + off * ies, it); });
-        if (mean) acc = count > 0 ? acc / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
-        store_as<double>(ob + oo * oes, ot, acc);
-      },
-      count);
+  };
+  if (ot == ScalarType::Double)
+    floating(0.0);
+  else
+    floating(0.f);
 }
 
 template <typename T>
