@@ -56,7 +56,7 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -150,9 +150,6 @@ class QSpec:
     make: Callable[[], nn.Module]
     shape: tuple[int, ...]
     seed: int
-    # Output steps a runtime may be off upstream's where one is not enough, per variant, and why.
-    output_steps: dict[str, int] = field(default_factory=dict)
-    output_steps_reason: str = ""
 
 
 def real_spec(name: str) -> tuple[Callable[[], nn.Module], int]:
@@ -251,13 +248,6 @@ def build_specs() -> list[QSpec]:
             lambda: efficientnet_b0(0.25),
             (1, 3, 48, 48),
             203,
-            {"portable_q8": 2},
-            "The portable program runs each operator in fp32 on dequantized values (upstream's reference "
-            "pattern, dequantize -> op -> quantize), and some intermediate value rounds differently from upstream's "
-            "portable kernels; a value on a rounding boundary flips by one step, and over 16 blocks the flips add "
-            "up to two output steps. Which operator differs is not established: with the convolutions summed "
-            "exactly as upstream's loop (from zero, (c, ky, kx) order, no FMA, bias last; tested) it is still two "
-            "steps. The XNNPACK program (integer arithmetic) is bit-exact.",
         ),
         QSpec(
             "q8_ops",
@@ -717,9 +707,6 @@ def export_fixture(spec: QSpec, out_root: Path) -> dict[str, Any]:
         "max_abs_diff_portable_vs_xnnpack": portable_vs_xnnpack,
         "calibration_inputs": CALIBRATION_INPUTS if spec.recipe == "static_int8" else 0,
     }
-    if spec.output_steps:
-        entry["output_steps"] = spec.output_steps
-        entry["output_steps_reason"] = spec.output_steps_reason
     if failures:
         entry["failures"] = failures
     print(

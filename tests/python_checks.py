@@ -51,8 +51,7 @@ def fixtures_match() -> None:
 @check
 def quantized_programs() -> None:
     # Quantized programs from Python: the XNNPACK q8 and portable q8 ones (the latter through the quantized kernels
-    # library, which the wheel ships and operator_names lists) match upstream's outputs within one output step
-    # (the manifest's output_steps where it says why more).
+    # library, which the wheel ships and operator_names lists) match upstream's outputs within one output step.
     from executorch.runtime import Runtime
 
     root = FIXTURES / "quantized"
@@ -69,8 +68,7 @@ def quantized_programs() -> None:
             got = method.execute([np.load(root / i["file"]) for i in case["inputs"]])[0]
             ref = np.load(root / case["outputs"][variant][0]["file"])
             scale = (fx.get("output_scale") or {}).get(variant)
-            steps = (fx.get("output_steps") or {}).get(variant, 1)
-            atol = steps * scale * 1.001 if scale else 1e-5 * max(1.0, float(np.abs(ref).max()))
+            atol = scale * 1.001 if scale else 1e-5 * max(1.0, float(np.abs(ref).max()))
             np.testing.assert_allclose(got, ref, atol=atol, rtol=0, err_msg=f"{fx['name']} {variant}")
             count += 1
     assert count >= 15, count
