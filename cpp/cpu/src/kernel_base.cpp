@@ -123,11 +123,11 @@ bool arg_opt_tensor(KernelRuntimeContext& ctx, Args args, size_t i, const char* 
 bool arg_int(KernelRuntimeContext& ctx, Args args, size_t i, const char* name, int64_t* v) {
   if (i < args.size() && args[i] != nullptr) {
     if (args[i]->isInt()) {
-      *v = args[i]->payload.as_int;
+      *v = args[i]->payload.copyable_union.as_int;
       return true;
     }
     if (args[i]->isBool()) {
-      *v = args[i]->payload.as_bool ? 1 : 0;
+      *v = args[i]->payload.copyable_union.as_bool ? 1 : 0;
       return true;
     }
   }
@@ -144,7 +144,7 @@ bool arg_double(KernelRuntimeContext& ctx, Args args, size_t i, const char* name
 
 bool arg_bool(KernelRuntimeContext& ctx, Args args, size_t i, const char* name, bool* v) {
   if (i < args.size() && args[i] != nullptr && args[i]->isBool()) {
-    *v = args[i]->payload.as_bool;
+    *v = args[i]->payload.copyable_union.as_bool;
     return true;
   }
   return wrong(ctx, args, i, name, "a bool");
@@ -157,7 +157,7 @@ bool arg_opt_double(KernelRuntimeContext& ctx, Args args, size_t i, const char* 
 
 bool arg_dtype(KernelRuntimeContext& ctx, Args args, size_t i, const char* name, ScalarType* t) {
   if (i >= args.size() || args[i] == nullptr || !args[i]->isInt()) return wrong(ctx, args, i, name, "a ScalarType");
-  const int64_t v = args[i]->payload.as_int;
+  const int64_t v = args[i]->payload.copyable_union.as_int;
   if (v < 0 || v >= static_cast<int64_t>(ScalarType::NumOptions) || !rt::etensor::isValid(static_cast<ScalarType>(v))) {
     fail(ctx, Error::InvalidArgument, "argument %zu (%s) is %lld, which is no ScalarType", i, name,
          static_cast<long long>(v));

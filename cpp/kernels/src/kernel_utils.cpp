@@ -55,11 +55,11 @@ bool arg_opt_tensor(KernelRuntimeContext& ctx, Args args, size_t i, const Tensor
 bool arg_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v) {
   if (missing(ctx, args, i)) return false;
   if (args[i]->isInt()) {
-    *v = args[i]->payload.as_int;
+    *v = args[i]->payload.copyable_union.as_int;
     return true;
   }
   if (args[i]->isBool()) {
-    *v = args[i]->payload.as_bool ? 1 : 0;
+    *v = args[i]->payload.copyable_union.as_bool ? 1 : 0;
     return true;
   }
   return wrong(ctx, args, i, "an int");
@@ -78,11 +78,11 @@ bool arg_opt_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v, boo
 bool arg_bool(KernelRuntimeContext& ctx, Args args, size_t i, bool* v) {
   if (missing(ctx, args, i)) return false;
   if (args[i]->isBool()) {
-    *v = args[i]->payload.as_bool;
+    *v = args[i]->payload.copyable_union.as_bool;
     return true;
   }
   if (args[i]->isInt()) {
-    *v = args[i]->payload.as_int != 0;
+    *v = args[i]->payload.copyable_union.as_int != 0;
     return true;
   }
   return wrong(ctx, args, i, "a bool");
@@ -108,13 +108,13 @@ bool arg_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s) {
   const EValue& e = *args[i];
   if (e.isInt()) {
     s->kind = Scalar::kInt;
-    s->i = e.payload.as_int;
+    s->i = e.payload.copyable_union.as_int;
   } else if (e.isDouble()) {
     s->kind = Scalar::kDouble;
-    s->d = e.payload.as_double;
+    s->d = e.payload.copyable_union.as_double;
   } else if (e.isBool()) {
     s->kind = Scalar::kBool;
-    s->b = e.payload.as_bool;
+    s->b = e.payload.copyable_union.as_bool;
   } else {
     return wrong(ctx, args, i, "a scalar (int, float or bool)");
   }
@@ -134,7 +134,7 @@ bool arg_opt_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s, b
 bool arg_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* v) {
   if (i >= args.size() || args[i] == nullptr || !args[i]->isIntList())
     return wrong(ctx, args, i, "an int list of at most 4096 ints");
-  const auto& l = args[i]->payload.as_int_list;
+  const auto& l = args[i]->payload.copyable_union.as_int_list;
   const size_t n = l.size();
   if (n > 4096) return wrong(ctx, args, i, "an int list of at most 4096 ints");
   EValue* const* w = l.wrapped_vals();
@@ -143,7 +143,7 @@ bool arg_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<in
   v->reserve(n);
   for (size_t k = 0; k < n; ++k) {
     if (w[k] == nullptr || !w[k]->isInt()) return wrong(ctx, args, i, "an int list of at most 4096 ints");
-    v->push_back(w[k]->payload.as_int);
+    v->push_back(w[k]->payload.copyable_union.as_int);
   }
   return true;
 }
@@ -162,7 +162,7 @@ bool arg_opt_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vecto
 bool arg_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<Tensor>* v) {
   if (i >= args.size() || args[i] == nullptr || !args[i]->isTensorList())
     return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
-  const auto& l = args[i]->payload.as_tensor_list;
+  const auto& l = args[i]->payload.copyable_union.as_tensor_list;
   const size_t n = l.size();
   if (n > 65536) return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
   EValue* const* w = l.wrapped_vals();
@@ -181,7 +181,7 @@ bool arg_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector
 bool arg_opt_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<const Tensor*>* v) {
   if (i >= args.size() || args[i] == nullptr || !args[i]->isListOptionalTensor())
     return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
-  const auto& l = args[i]->payload.as_list_optional_tensor;
+  const auto& l = args[i]->payload.copyable_union.as_list_optional_tensor;
   const size_t n = l.size();
   if (n > kMaxDim) return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
   EValue* const* w = l.wrapped_vals();
@@ -208,7 +208,7 @@ bool arg_opt_double_list(KernelRuntimeContext& ctx, Args args, size_t i, std::ve
     return true;
   }
   if (!args[i]->isDoubleList()) return wrong(ctx, args, i, "None or a float list of at most 4096 floats");
-  const auto& l = args[i]->payload.as_double_list;
+  const auto& l = args[i]->payload.copyable_union.as_double_list;
   if (l.size() > 4096 || (l.size() > 0 && l.data() == nullptr))
     return wrong(ctx, args, i, "None or a float list of at most 4096 floats");
   v->assign(l.begin(), l.end());
@@ -233,7 +233,7 @@ bool arg_opt_string(KernelRuntimeContext& ctx, Args args, size_t i, std::string_
     return true;
   }
   if (!args[i]->isString()) return wrong(ctx, args, i, "None or a string");
-  const auto& str = args[i]->payload.as_string;
+  const auto& str = args[i]->payload.copyable_union.as_string;
   if (str.size() > 0 && str.data() == nullptr) return wrong(ctx, args, i, "None or a string");
   *s = std::string_view(str.data(), str.size());
   *has = true;

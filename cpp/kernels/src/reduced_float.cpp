@@ -21,13 +21,13 @@ bool is_reduced(ScalarType t) { return t == ScalarType::Half || t == ScalarType:
 
 bool list_has_reduced(const EValue& v) {
   if (v.isTensorList()) {
-    const auto& l = v.payload.as_tensor_list;
+    const auto& l = v.payload.copyable_union.as_tensor_list;
     for (size_t i = 0; i < l.size(); ++i) {
       const EValue* e = l.wrapped_vals()[i];
       if (e != nullptr && e->isTensor() && is_reduced(e->toTensor().scalar_type())) return true;
     }
   } else if (v.isListOptionalTensor()) {
-    const auto& l = v.payload.as_list_optional_tensor;
+    const auto& l = v.payload.copyable_union.as_list_optional_tensor;
     for (size_t i = 0; i < l.size(); ++i) {
       const EValue* e = l.wrapped_vals()[i];
       if (e != nullptr && e->isTensor() && is_reduced(e->toTensor().scalar_type())) return true;
@@ -142,9 +142,10 @@ class FloatCall {
 
   bool shadow_list(const EValue& v) {
     const bool optional = v.isListOptionalTensor();
-    const size_t n = optional ? v.payload.as_list_optional_tensor.size() : v.payload.as_tensor_list.size();
-    EValue* const* wrapped =
-        optional ? v.payload.as_list_optional_tensor.wrapped_vals() : v.payload.as_tensor_list.wrapped_vals();
+    const size_t n = optional ? v.payload.copyable_union.as_list_optional_tensor.size()
+                              : v.payload.copyable_union.as_tensor_list.size();
+    EValue* const* wrapped = optional ? v.payload.copyable_union.as_list_optional_tensor.wrapped_vals()
+                                      : v.payload.copyable_union.as_tensor_list.wrapped_vals();
     auto& items = list_items_.emplace_back(std::make_unique<std::vector<EValue>>());
     auto& ptrs = list_ptrs_.emplace_back(std::make_unique<std::vector<EValue*>>());
     items->reserve(n);

@@ -14,33 +14,6 @@ namespace {
 thread_local std::string t_last_error;
 }
 
-const char* to_string(Error error) {
-  switch (error) {
-    case Error::Ok: return "Ok";
-    case Error::Internal: return "Internal";
-    case Error::InvalidState: return "InvalidState";
-    case Error::EndOfMethod: return "EndOfMethod";
-    case Error::AlreadyLoaded: return "AlreadyLoaded";
-    case Error::NotSupported: return "NotSupported";
-    case Error::NotImplemented: return "NotImplemented";
-    case Error::InvalidArgument: return "InvalidArgument";
-    case Error::InvalidType: return "InvalidType";
-    case Error::OperatorMissing: return "OperatorMissing";
-    case Error::RegistrationExceedingMaxKernels: return "RegistrationExceedingMaxKernels";
-    case Error::RegistrationAlreadyRegistered: return "RegistrationAlreadyRegistered";
-    case Error::NotFound: return "NotFound";
-    case Error::MemoryAllocationFailed: return "MemoryAllocationFailed";
-    case Error::AccessFailed: return "AccessFailed";
-    case Error::InvalidProgram: return "InvalidProgram";
-    case Error::InvalidExternalData: return "InvalidExternalData";
-    case Error::OutOfResources: return "OutOfResources";
-    case Error::DelegateInvalidCompatibility: return "DelegateInvalidCompatibility";
-    case Error::DelegateMemoryAllocationFailed: return "DelegateMemoryAllocationFailed";
-    case Error::DelegateInvalidHandle: return "DelegateInvalidHandle";
-  }
-  return "Unknown";
-}
-
 const char* last_error_message() { return t_last_error.c_str(); }
 
 void clear_last_error() { t_last_error.clear(); }

@@ -119,7 +119,7 @@ void et_view(KernelRuntimeContext& ctx, Span<EValue*> args) {
   if (resize_tensor(out, ArrayRef<executorch::aten::SizesType>(sizes, size.size())) != Error::Ok) {
     return ctx.fail(Error::InvalidArgument, "et_view: the output cannot take the new sizes (beyond its bound)");
   }
-  out.set_data(self.mutable_data_ptr());
+  out.unsafeGetTensorImpl()->set_data(self.mutable_data_ptr());
 }
 
 #define ET_BIN(name, int_expr, dbl_expr)                                                         \

@@ -1,88 +1,120 @@
 #pragma once
+// Element types of tensors. The enumerators and their numbers are c10's and the .pte format's (they are written
+// into program files); ET_FORALL_SCALAR_TYPES lists every one with its C++ type, in enum order.
+//
+// elementSize / toString / isValid / CppTypeToScalarType here are this SDK's (in etensor, found by argument-
+// dependent lookup); executorch/runtime/core/exec_aten/util/scalar_type_util.h has upstream's versions in
+// executorch::runtime, which defer to these for ScalarType arguments.
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
+#include <executorch/runtime/core/portable_type/bfloat16.h>
+#include <executorch/runtime/core/portable_type/bits_types.h>
+#include <executorch/runtime/core/portable_type/complex.h>
 #include <executorch/runtime/core/portable_type/half.h>
+#include <executorch/runtime/core/portable_type/qint_types.h>
 #include <executorch/runtime/export.h>
 
 namespace executorch {
 namespace runtime {
 namespace etensor {
 
-// Element types. The numbering is the c10 / .pte numbering and is part of the file format.
+// The float8 types have an enumerator but no arithmetic here: these only give them a size and a C++ type.
+namespace unused_dtype {
+struct alignas(1) Float8_e5m2 {
+  uint8_t x;
+  using underlying = uint8_t;
+  Float8_e5m2() = default;
+  explicit Float8_e5m2(uint8_t val) : x(val) {}
+};
+struct alignas(1) Float8_e4m3fn {
+  uint8_t x;
+  using underlying = uint8_t;
+  Float8_e4m3fn() = default;
+  explicit Float8_e4m3fn(uint8_t val) : x(val) {}
+};
+struct alignas(1) Float8_e5m2fnuz {
+  uint8_t x;
+  using underlying = uint8_t;
+  Float8_e5m2fnuz() = default;
+  explicit Float8_e5m2fnuz(uint8_t val) : x(val) {}
+};
+struct alignas(1) Float8_e4m3fnuz {
+  uint8_t x;
+  using underlying = uint8_t;
+  Float8_e4m3fnuz() = default;
+  explicit Float8_e4m3fnuz(uint8_t val) : x(val) {}
+};
+}  // namespace unused_dtype
+
+// `_(cpp_type, Name)` for each enumerator 0 .. 29, in order.
+#define ET_FORALL_SCALAR_TYPES(_)                                                               \
+  _(uint8_t, Byte)                                                                              \
+  _(int8_t, Char)                                                                               \
+  _(int16_t, Short)                                                                             \
+  _(int32_t, Int)                                                                               \
+  _(int64_t, Long)                                                                              \
+  _(::executorch::runtime::etensor::Half, Half)                                                 \
+  _(float, Float)                                                                               \
+  _(double, Double)                                                                             \
+  _(::executorch::runtime::etensor::complex<::executorch::runtime::etensor::Half>, ComplexHalf) \
+  _(::executorch::runtime::etensor::complex<float>, ComplexFloat)                               \
+  _(::executorch::runtime::etensor::complex<double>, ComplexDouble)                             \
+  _(bool, Bool)                                                                                 \
+  _(::executorch::runtime::etensor::qint8, QInt8)                                               \
+  _(::executorch::runtime::etensor::quint8, QUInt8)                                             \
+  _(::executorch::runtime::etensor::qint32, QInt32)                                             \
+  _(::executorch::runtime::etensor::BFloat16, BFloat16)                                         \
+  _(::executorch::runtime::etensor::quint4x2, QUInt4x2)                                         \
+  _(::executorch::runtime::etensor::quint2x4, QUInt2x4)                                         \
+  _(::executorch::runtime::etensor::bits1x8, Bits1x8)                                           \
+  _(::executorch::runtime::etensor::bits2x4, Bits2x4)                                           \
+  _(::executorch::runtime::etensor::bits4x2, Bits4x2)                                           \
+  _(::executorch::runtime::etensor::bits8, Bits8)                                               \
+  _(::executorch::runtime::etensor::bits16, Bits16)                                             \
+  _(::executorch::runtime::etensor::unused_dtype::Float8_e5m2, Float8_e5m2)                     \
+  _(::executorch::runtime::etensor::unused_dtype::Float8_e4m3fn, Float8_e4m3fn)                 \
+  _(::executorch::runtime::etensor::unused_dtype::Float8_e5m2fnuz, Float8_e5m2fnuz)             \
+  _(::executorch::runtime::etensor::unused_dtype::Float8_e4m3fnuz, Float8_e4m3fnuz)             \
+  _(uint16_t, UInt16)                                                                           \
+  _(uint32_t, UInt32)                                                                           \
+  _(uint64_t, UInt64)
+
 enum class ScalarType : int8_t {
-  Byte = 0,
-  Char = 1,
-  Short = 2,
-  Int = 3,
-  Long = 4,
-  Half = 5,
-  Float = 6,
-  Double = 7,
-  ComplexHalf = 8,
-  ComplexFloat = 9,
-  ComplexDouble = 10,
-  Bool = 11,
-  QInt8 = 12,
-  QUInt8 = 13,
-  QInt32 = 14,
-  BFloat16 = 15,
-  QUInt4x2 = 16,
-  QUInt2x4 = 17,
-  Bits1x8 = 18,
-  Bits2x4 = 19,
-  Bits4x2 = 20,
-  Bits8 = 21,
-  Bits16 = 22,
-  Float8_e5m2 = 23,
-  Float8_e4m3fn = 24,
-  Float8_e5m2fnuz = 25,
-  Float8_e4m3fnuz = 26,
-  UInt16 = 27,
-  UInt32 = 28,
-  UInt64 = 29,
-  Undefined = 30,
-  NumOptions = 31,
+#define ET_INTERNAL_DEFINE_ENUM(unused, name) name,
+  ET_FORALL_SCALAR_TYPES(ET_INTERNAL_DEFINE_ENUM)
+#undef ET_INTERNAL_DEFINE_ENUM
+  // Not an element type: "no dtype given".
+  Undefined,
+  // The number of enumerators above.
+  NumOptions,
 };
 
-enum class TensorShapeDynamism : uint8_t {
-  STATIC = 0,
-  DYNAMIC_BOUND = 1,
-  DYNAMIC_UNBOUND = 2,
-};
-
-// Size in bytes of one element, or 0 for an unknown/unsupported type.
+// Size in bytes of one element; 0 for Undefined and values outside the enum (which the loader rejects).
 EXECUTORCH_API size_t elementSize(ScalarType t);
-// Name such as "Float"; "Unknown" for values outside the enum.
+// The enumerator's name ("Float"); "Undefined"; "UNKNOWN_SCALAR" for values outside the enum.
 EXECUTORCH_API const char* toString(ScalarType t);
-// True for every type the runtime can hold in a tensor (every type with a known element size).
+// True for every element type (not Undefined, NumOptions or values outside the enum).
 inline bool isValid(ScalarType t) {
-  return static_cast<int>(t) >= 0 && static_cast<int>(t) < static_cast<int>(ScalarType::Undefined) &&
-         elementSize(t) != 0;
+  return static_cast<int8_t>(t) >= 0 && t < ScalarType::NumOptions && t != ScalarType::Undefined;
 }
 
+// CppTypeToScalarType<float>::value is ScalarType::Float, for every type of ET_FORALL_SCALAR_TYPES.
 template <typename T>
 struct CppTypeToScalarType;
-#define ET_CPP_TO_SCALAR(cpp, st)                       \
-  template <>                                           \
-  struct CppTypeToScalarType<cpp> {                     \
-    static constexpr ScalarType value = ScalarType::st; \
-  };
-ET_CPP_TO_SCALAR(uint8_t, Byte)
-ET_CPP_TO_SCALAR(int8_t, Char)
-ET_CPP_TO_SCALAR(int16_t, Short)
-ET_CPP_TO_SCALAR(int32_t, Int)
-ET_CPP_TO_SCALAR(int64_t, Long)
-ET_CPP_TO_SCALAR(float, Float)
-ET_CPP_TO_SCALAR(double, Double)
-ET_CPP_TO_SCALAR(bool, Bool)
-ET_CPP_TO_SCALAR(uint16_t, UInt16)
-ET_CPP_TO_SCALAR(uint32_t, UInt32)
-ET_CPP_TO_SCALAR(uint64_t, UInt64)
-ET_CPP_TO_SCALAR(Half, Half)
-ET_CPP_TO_SCALAR(BFloat16, BFloat16)
-#undef ET_CPP_TO_SCALAR
+#define ET_INTERNAL_CPP_TO_SCALAR(cpp, name) \
+  template <>                                \
+  struct CppTypeToScalarType<cpp> : std::integral_constant<ScalarType, ScalarType::name> {};
+ET_FORALL_SCALAR_TYPES(ET_INTERNAL_CPP_TO_SCALAR)
+#undef ET_INTERNAL_CPP_TO_SCALAR
 
 }  // namespace etensor
 }  // namespace runtime
 }  // namespace executorch
+
+namespace torch {
+namespace executor {
+using ::executorch::runtime::etensor::ScalarType;
+}  // namespace executor
+}  // namespace torch
