@@ -1,6 +1,12 @@
-#include <executorch/extension/parallel/thread_parallel.h>
 #include <executorch/extension/threadpool/threadpool.h>
+#include <executorch/extension/threadpool/threadpool_guard.h>
+#include <executorch/runtime/kernel/thread_parallel_interface.h>
 
+#if !defined(ET_USE_THREADPOOL)
+#error "libexecutorch_threadpool implements the ET_USE_THREADPOOL form of parallel_for (see CMakeLists.txt)"
+#endif
+
+#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -15,70 +21,50 @@
 #include <thread>
 #include <vector>
 
+#include "cpus.h"
+
 namespace executorch {
 namespace extension {
 namespace threadpool {
 namespace {
 
 std::atomic<size_t> g_pools_created{0};
+// Incremented in a child process after fork(): a pool made before it has no workers there (see recover_after_fork).
+std::atomic<uint64_t> g_fork_generation{0};
+
+// What the calling thread is doing: running a unit of a pool's run (or a run made serial on it), for which pool and
+// as which of its threads (0 = the run's caller); and the value get_thread_num() returns.
 thread_local bool t_in_pool_task = false;
+thread_local const ThreadPool* t_unit_owner = nullptr;
+thread_local size_t t_unit_thread = 0;
+thread_local int64_t t_thread_num = 0;
 
-// CPUs the cgroup (v2 `cpu.max`, v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`) lets this process use, rounded up;
-// 0 when there is no limit or it cannot be read. Every level of the hierarchy counts: the smallest quota wins.
-size_t cgroup_cpu_limit() {
-  std::ifstream self("/proc/self/cgroup");
-  std::string line, v2_path, v1_path;
-  while (std::getline(self, line)) {
-    if (line.rfind("0::", 0) == 0) v2_path = line.substr(3);
-    const size_t colon = line.find(':'), colon2 = line.find(':', colon + 1);
-    if (colon != std::string::npos && colon2 != std::string::npos) {
-      const std::string controllers = "," + line.substr(colon + 1, colon2 - colon - 1) + ",";
-      if (controllers.find(",cpu,") != std::string::npos) v1_path = line.substr(colon2 + 1);
-    }
+// Marks the calling thread as running work of `owner` as thread `index` (nested parallel work then runs inline, as
+// under a NoThreadPoolGuard, which work sees enabled, as upstream's does), until destroyed.
+class TaskScope {
+ public:
+  TaskScope(const ThreadPool* owner, size_t index)
+      : in_task_(t_in_pool_task), owner_(t_unit_owner), index_(t_unit_thread), guard_(NoThreadPoolGuard::is_enabled()) {
+    t_in_pool_task = true;
+    t_unit_owner = owner;
+    t_unit_thread = index;
+    NoThreadPoolGuard::set_enabled(true);
   }
-  auto quota_at = [](const std::string& dir, bool v2) -> double {
-    if (v2) {
-      std::ifstream f(dir + "/cpu.max");
-      std::string quota;
-      double period = 0;
-      if (!(f >> quota >> period) || quota == "max" || period <= 0) return 0;
-      return std::atof(quota.c_str()) / period;
-    }
-    std::ifstream q(dir + "/cpu.cfs_quota_us"), p(dir + "/cpu.cfs_period_us");
-    double quota = 0, period = 0;
-    if (!(q >> quota) || !(p >> period) || quota <= 0 || period <= 0) return 0;
-    return quota / period;
-  };
-  double best = 0;
-  auto walk = [&](const std::string& root, std::string path, bool v2) {
-    for (;;) {
-      const double cpus = quota_at(root + path, v2);
-      if (cpus > 0 && (best == 0 || cpus < best)) best = cpus;
-      if (path.empty() || path == "/") break;
-      const size_t slash = path.rfind('/');
-      path = slash == std::string::npos || slash == 0 ? std::string("/") : path.substr(0, slash);
-    }
-  };
-  if (!v2_path.empty()) walk("/sys/fs/cgroup", v2_path, true);
-  if (!v1_path.empty()) walk("/sys/fs/cgroup/cpu", v1_path, false);
-  if (best <= 0) return 0;
-  const double rounded = best + 0.999;
-  return rounded < 1 ? 1 : static_cast<size_t>(rounded);
-}
+  ~TaskScope() {
+    t_in_pool_task = in_task_;
+    t_unit_owner = owner_;
+    t_unit_thread = index_;
+    NoThreadPoolGuard::set_enabled(guard_);
+  }
+  TaskScope(const TaskScope&) = delete;
+  TaskScope& operator=(const TaskScope&) = delete;
 
-size_t default_thread_count() {
-  if (const char* env = std::getenv("EXECUTORCH_NUM_THREADS")) {
-    char* end = nullptr;
-    long v = std::strtol(env, &end, 10);
-    if (end != env && *end == '\0' && v >= 1 && v <= 1024) return static_cast<size_t>(v);
-  }
-  size_t n = std::thread::hardware_concurrency();
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) n = static_cast<size_t>(CPU_COUNT(&set));
-  const size_t quota = cgroup_cpu_limit();
-  if (quota > 0) n = std::min(n, quota);
-  return n == 0 ? 1 : n;
-}
+ private:
+  const bool in_task_;
+  const ThreadPool* const owner_;
+  const size_t index_;
+  const bool guard_;
+};
 
 void relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -154,15 +140,22 @@ struct ThreadPool::Impl {
     std::atomic<uint64_t> word{0};  // (lo << 32) | hi: units [lo, hi) not claimed yet
   };
 
-  std::mutex run_mutex;  // one parallel run at a time
+  using Fn = runtime::FunctionRef<void(size_t)>;
+
+  explicit Impl(const ThreadPool* owner_) : owner(owner_), fork_generation(g_fork_generation.load()) {}
+
+  const ThreadPool* const owner;
+  const uint64_t fork_generation;  // g_fork_generation when the workers were started
+  std::mutex run_mutex;            // one parallel run at a time
   std::vector<std::thread> workers;
   std::unique_ptr<Range[]> ranges;  // one per thread, the caller's first
   size_t nthreads = 1;
+  std::atomic<size_t> thread_count{1};  // what get_thread_count() says (0 once destroyed)
 
   // The live run: written once per run and then only read (one cache line), and the count of units not finished
   // yet (its own line), which each thread decrements once per run by the units it ran.
   struct alignas(64) Run {
-    std::atomic<const std::function<void(size_t)>*> fn{nullptr};
+    std::atomic<const Fn*> fn{nullptr};
     std::atomic<size_t> range{0};     // items of the run
     std::atomic<size_t> per_unit{1};  // items per claimable unit (> 1 only for more than kMaxUnits items)
     std::atomic<int> caller_cpu{-1};  // the CPU the caller started the run on
@@ -206,15 +199,13 @@ struct ThreadPool::Impl {
     }
   }
 
-  // Runs one claimed unit.
-  void run_unit(uint64_t unit) {
-    const std::function<void(size_t)>& f = *run.fn.load(std::memory_order_relaxed);
+  // Runs one claimed unit as thread `self`.
+  void run_unit(uint64_t unit, size_t self) {
+    const Fn& f = *run.fn.load(std::memory_order_relaxed);
     const size_t per = run.per_unit.load(std::memory_order_relaxed), n = run.range.load(std::memory_order_relaxed);
     const size_t begin = static_cast<size_t>(unit) * per, end = std::min(n, begin + per);
-    const bool was = t_in_pool_task;
-    t_in_pool_task = true;
+    TaskScope scope(owner, self);
     for (size_t i = begin; i < end; ++i) f(i);
-    t_in_pool_task = was;
   }
 
   // Thread `self`'s share of the live run: its own range, then whatever is left in the others'; then counts the
@@ -222,13 +213,13 @@ struct ThreadPool::Impl {
   void work_through(size_t self) {
     uint64_t unit = 0, done = 0;
     while (claim(self, false, &unit)) {
-      run_unit(unit);
+      run_unit(unit, self);
       ++done;
     }
     for (size_t k = 1; k < nthreads; ++k) {
       const size_t victim = (self + k) % nthreads;
       while (claim(victim, true, &unit)) {
-        run_unit(unit);
+        run_unit(unit, self);
         ++done;
       }
     }
@@ -273,6 +264,7 @@ struct ThreadPool::Impl {
     nthreads = count;
     ranges.reset(new Range[count]);
     for (size_t i = 1; i < count; ++i) workers.emplace_back([this, i] { worker_loop(i); });
+    thread_count.store(count);
   }
 
   void stop() {
@@ -285,7 +277,7 @@ struct ThreadPool::Impl {
     workers.clear();
   }
 
-  void execute(const std::function<void(size_t)>& f, size_t n) {
+  void execute(const Fn& f, size_t n) {
     const size_t per = n > kMaxUnits ? (n + kMaxUnits - 1) / kMaxUnits : 1;
     const uint64_t units = (n + per - 1) / per;
     parallel_runs.fetch_add(1, std::memory_order_relaxed);
@@ -317,17 +309,44 @@ struct ThreadPool::Impl {
   }
 };
 
-ThreadPool::ThreadPool() : impl_(new Impl) {
+namespace {
+
+void after_fork_in_child() { g_fork_generation.fetch_add(1); }
+
+size_t clamp_thread_count(size_t n) { return std::min<size_t>(n == 0 ? internal::default_thread_count() : n, 1024); }
+
+}  // namespace
+
+ThreadPool::ThreadPool(size_t thread_count) : impl_(new Impl(this)) {
+  static std::once_flag atfork_once;
+  std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, after_fork_in_child); });
   g_pools_created.fetch_add(1);
-  impl_->start(default_thread_count());
+  impl_->start(clamp_thread_count(thread_count));
 }
 
 ThreadPool::~ThreadPool() {
-  impl_->stop();
-  delete impl_;
+  if (impl_->fork_generation == g_fork_generation.load()) {
+    impl_->stop();
+    delete impl_;
+  }
+  // else: made before a fork() in this (child) process, its workers do not exist here and its mutexes may be held by
+  // threads that do not exist either; it is left alone (leaked).
 }
 
-size_t ThreadPool::get_thread_count() const { return impl_->workers.size() + 1; }
+// A child process inherits the pool's memory but none of its threads, and possibly mutexes that a parent thread
+// held; the pool then starts over with new workers, leaving the old state alone (as upstream's pool does).
+void ThreadPool::recover_after_fork() {
+  if (impl_->fork_generation == g_fork_generation.load(std::memory_order_relaxed)) return;
+  const size_t count = impl_->thread_count.load();
+  impl_ = new Impl(this);
+  if (count != 0) {
+    impl_->start(count);
+  } else {
+    impl_->thread_count.store(0);
+  }
+}
+
+size_t ThreadPool::get_thread_count() const { return impl_->thread_count.load(); }
 
 uint64_t ThreadPool::parallel_runs() const { return impl_->parallel_runs.load(); }
 
@@ -337,18 +356,37 @@ ThreadPool::Stats ThreadPool::stats() const {
 }
 
 bool ThreadPool::_unsafe_reset_threadpool(uint32_t num_threads) {
-  if (num_threads == 0 || num_threads > 1024) return false;
+  if (t_in_pool_task || num_threads > 1024) return false;  // joining the calling worker would deadlock
+  recover_after_fork();
+  if (num_threads == 0 || num_threads == impl_->thread_count.load()) return true;
   std::lock_guard<std::mutex> run_lock(impl_->run_mutex);
   impl_->stop();
   impl_->start(num_threads);
   return true;
 }
 
-void ThreadPool::run(const std::function<void(size_t)>& fn, size_t range) {
+void ThreadPool::_unsafe_destroy_threadpool() {
+  if (t_in_pool_task) return;
+  recover_after_fork();
+  std::lock_guard<std::mutex> run_lock(impl_->run_mutex);
+  impl_->stop();
+  impl_->start(1);
+  impl_->thread_count.store(0);
+}
+
+void ThreadPool::run(runtime::FunctionRef<void(size_t)> fn, size_t range) {
   if (range == 0) return;
+  recover_after_fork();
   std::unique_lock<std::mutex> run_lock(impl_->run_mutex, std::defer_lock);
-  if (range == 1 || impl_->workers.empty() || t_in_pool_task || !run_lock.try_lock()) {
-    for (size_t i = 0; i < range; ++i) fn(i);
+  if (range == 1 || NoThreadPoolGuard::is_enabled() || t_in_pool_task || !run_lock.try_lock() ||
+      impl_->workers.empty()) {
+    // Serially, as the pool's thread 0 unless already inside work of a pool (nested: it keeps its thread index).
+    if (t_in_pool_task) {
+      for (size_t i = 0; i < range; ++i) fn(i);
+    } else {
+      TaskScope scope(this, 0);
+      for (size_t i = 0; i < range; ++i) fn(i);
+    }
     return;
   }
   impl_->execute(fn, range);
@@ -363,23 +401,40 @@ ThreadPool* get_threadpool() {
 
 size_t num_threadpools_created() { return g_pools_created.load(); }
 
-et_pthreadpool* get_pthreadpool() { return reinterpret_cast<et_pthreadpool*>(get_threadpool()); }
+pthreadpool_t get_pthreadpool() {
+  if (NoThreadPoolGuard::is_enabled()) return nullptr;
+  return reinterpret_cast<pthreadpool_t>(get_threadpool());
+}
 
 }  // namespace threadpool
 
-bool parallel_for(int64_t begin, int64_t end, int64_t grain_size, const std::function<void(int64_t, int64_t)>& f) {
-  if (begin > end || grain_size < 1) return false;
+namespace {
+
+// get_thread_num() of the calling thread while it runs a chunk of `pool`'s parallel_for.
+int64_t chunk_thread_num(const threadpool::ThreadPool* pool) {
+  return threadpool::t_unit_owner == pool ? static_cast<int64_t>(threadpool::t_unit_thread) : 0;
+}
+
+}  // namespace
+
+bool parallel_for(const int64_t begin, const int64_t end, const int64_t grain_size,
+                  runtime::FunctionRef<void(int64_t, int64_t)> f) {
+  if (begin < 0 || end < begin || grain_size < 1) return false;
   const int64_t n = end - begin;
   if (n == 0) return true;
-  auto* pool = threadpool::get_threadpool();
-  const int64_t threads = static_cast<int64_t>(pool->get_thread_count());
+  threadpool::ThreadPool* pool = threadpool::get_threadpool();
+  const int64_t threads =
+      threadpool::NoThreadPoolGuard::is_enabled() ? 1 : static_cast<int64_t>(pool->get_thread_count());
   // Up to kUnitsPerThread chunks per thread (never smaller than grain_size): the pool hands chunks out
   // dynamically, so a thread that starts late, or runs on a core shared with other work, only holds one small
   // chunk while the others (the caller first) take the rest.
   constexpr int64_t kUnitsPerThread = 4;
   int64_t chunks = std::min<int64_t>(threads * kUnitsPerThread, (n + grain_size - 1) / grain_size);
+  const int64_t saved = threadpool::t_thread_num;
   if (threads <= 1 || chunks <= 1) {
+    threadpool::t_thread_num = chunk_thread_num(pool);
     f(begin, end);
+    threadpool::t_thread_num = saved;
     return true;
   }
   const int64_t chunk = (n + chunks - 1) / chunks;
@@ -387,27 +442,37 @@ bool parallel_for(int64_t begin, int64_t end, int64_t grain_size, const std::fun
   pool->run(
       [&](size_t i) {
         const int64_t b = begin + static_cast<int64_t>(i) * chunk;
+        const int64_t outer = threadpool::t_thread_num;
+        threadpool::t_thread_num = chunk_thread_num(pool);
         f(b, std::min(end, b + chunk));
+        threadpool::t_thread_num = outer;
       },
       static_cast<size_t>(chunks));
+  threadpool::t_thread_num = saved;
   return true;
 }
 
-int64_t get_thread_count() { return static_cast<int64_t>(threadpool::get_threadpool()->get_thread_count()); }
+int64_t get_thread_count() {
+  const size_t n = threadpool::get_threadpool()->get_thread_count();
+  return n == 0 ? 1 : static_cast<int64_t>(n);
+}
+
+int64_t get_thread_num() { return threadpool::t_thread_num; }
+
+void set_thread_num(int64_t thread_num) { threadpool::t_thread_num = thread_num; }
 
 }  // namespace extension
 }  // namespace executorch
 
-using executorch::extension::threadpool::et_pthreadpool;
 using executorch::extension::threadpool::ThreadPool;
 
 extern "C" {
 
-size_t et_pthreadpool_get_threads_count(et_pthreadpool* pool) {
+size_t et_pthreadpool_get_threads_count(pthreadpool_t pool) {
   return pool == nullptr ? 1 : reinterpret_cast<ThreadPool*>(pool)->get_thread_count();
 }
 
-void et_pthreadpool_parallelize_1d(et_pthreadpool* pool, et_pthreadpool_task_1d_t task, void* context, size_t range,
+void et_pthreadpool_parallelize_1d(pthreadpool_t pool, et_pthreadpool_task_1d_t task, void* context, size_t range,
                                    uint32_t /*flags*/) {
   if (pool == nullptr) {
     for (size_t i = 0; i < range; ++i) task(context, i);
@@ -416,7 +481,7 @@ void et_pthreadpool_parallelize_1d(et_pthreadpool* pool, et_pthreadpool_task_1d_
   reinterpret_cast<ThreadPool*>(pool)->run([&](size_t i) { task(context, i); }, range);
 }
 
-void et_pthreadpool_parallelize_1d_tile_1d(et_pthreadpool* pool, et_pthreadpool_task_1d_tile_1d_t task, void* context,
+void et_pthreadpool_parallelize_1d_tile_1d(pthreadpool_t pool, et_pthreadpool_task_1d_tile_1d_t task, void* context,
                                            size_t range, size_t tile, uint32_t /*flags*/) {
   if (tile == 0) tile = 1;
   const size_t tiles = (range + tile - 1) / tile;
@@ -431,7 +496,7 @@ void et_pthreadpool_parallelize_1d_tile_1d(et_pthreadpool* pool, et_pthreadpool_
   reinterpret_cast<ThreadPool*>(pool)->run(body, tiles);
 }
 
-void et_pthreadpool_parallelize_2d(et_pthreadpool* pool, et_pthreadpool_task_2d_t task, void* context, size_t range_i,
+void et_pthreadpool_parallelize_2d(pthreadpool_t pool, et_pthreadpool_task_2d_t task, void* context, size_t range_i,
                                    size_t range_j, uint32_t /*flags*/) {
   if (range_j == 0) return;
   auto body = [&](size_t k) { task(context, k / range_j, k % range_j); };

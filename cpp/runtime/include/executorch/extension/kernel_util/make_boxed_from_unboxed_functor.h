@@ -28,8 +28,44 @@ namespace executorch {
 namespace extension {
 namespace kernel_util_internal {
 
+// Upstream's helpers for counting the trailing non-const Tensor& parameters (the outputs) of a kernel.
+template <class T>
+struct is_nonconst_tensor : std::false_type {};
+template <>
+struct is_nonconst_tensor<::executorch::aten::Tensor&> : std::true_type {};
+
+// The number of Tensor& parameters at the end of the list (0 when the last parameter is not one).
+template <class TypeList>
+struct count_nonconst_tensors;
+template <>
+struct count_nonconst_tensors<typelist<>> {
+  static constexpr size_t value = 0;
+};
+template <class Head, class... Tail>
+struct count_nonconst_tensors<typelist<Head, Tail...>> {
+ private:
+  static constexpr size_t tail = count_nonconst_tensors<typelist<Tail...>>::value;
+
+ public:
+  static constexpr size_t value = is_nonconst_tensor<Head>::value && tail == sizeof...(Tail) ? tail + 1 : tail;
+};
+
+// Parameters by value are read as their decayed type; tensor references keep their reference.
+template <class T>
+struct decay_if_not_tensor final {
+  using type = std::decay_t<T>;
+};
+template <>
+struct decay_if_not_tensor<::executorch::aten::Tensor&> final {
+  using type = ::executorch::aten::Tensor&;
+};
+template <>
+struct decay_if_not_tensor<const ::executorch::aten::Tensor&> final {
+  using type = const ::executorch::aten::Tensor&;
+};
+
 // How one parameter type is read from an EValue: matches() says whether the value can be read as that type
-// (expected names the type for the error), get() reads it.
+// (expected names the type for the error), get() (or upstream's name, call()) reads it.
 template <class T>
 struct evalue_to_arg {
   static_assert(sizeof(T) == 0,
@@ -44,6 +80,7 @@ struct evalue_to_arg {
     static constexpr const char* expected = name;                                \
     static bool matches(const ::executorch::runtime::EValue& v) { return cond; } \
     static type get(::executorch::runtime::EValue& v) { return expr; }           \
+    static type call(::executorch::runtime::EValue& v) { return get(v); }        \
   };
 
 ET_INTERNAL_EVALUE_ARG(double, "a float", v.isDouble() || v.isInt(), v.toScalarDouble())
@@ -70,6 +107,7 @@ struct evalue_to_arg<::executorch::aten::Tensor&> {
   static constexpr const char* expected = "a Tensor";
   static bool matches(const ::executorch::runtime::EValue& v) { return v.isTensor(); }
   static ::executorch::aten::Tensor& get(::executorch::runtime::EValue& v) { return v.toTensor(); }
+  static ::executorch::aten::Tensor& call(::executorch::runtime::EValue& v) { return v.toTensor(); }
 };
 
 template <>
@@ -77,6 +115,7 @@ struct evalue_to_arg<const ::executorch::aten::Tensor&> {
   static constexpr const char* expected = "a Tensor";
   static bool matches(const ::executorch::runtime::EValue& v) { return v.isTensor(); }
   static const ::executorch::aten::Tensor& get(::executorch::runtime::EValue& v) { return v.toTensor(); }
+  static const ::executorch::aten::Tensor& call(::executorch::runtime::EValue& v) { return v.toTensor(); }
 };
 
 template <class T>
@@ -87,13 +126,11 @@ struct evalue_to_arg<std::optional<T>> {
     if (v.isNone()) return std::nullopt;
     return evalue_to_arg<T>::get(v);
   }
+  static std::optional<T> call(::executorch::runtime::EValue& v) { return get(v); }
 };
 
-// Parameters by value are read as their decayed type; tensor references keep their reference.
 template <class T>
-using arg_reader =
-    std::conditional_t<std::is_same<std::decay_t<T>, ::executorch::aten::Tensor>::value && std::is_reference<T>::value,
-                       evalue_to_arg<T>, evalue_to_arg<std::decay_t<T>>>;
+using arg_reader = evalue_to_arg<typename decay_if_not_tensor<T>::type>;
 
 // Checks every argument before any is read, so a mismatched program fails the call instead of aborting.
 template <class Reader>
@@ -157,15 +194,26 @@ template <class FuncType>
 struct WrapUnboxedIntoFunctor {
   static_assert(kernel_util_internal::is_compile_time_function_pointer<FuncType>::value,
                 "WrapUnboxedIntoFunctor takes EXECUTORCH_FN(func)");
+  using TrueType = typename FuncType::FuncType;
+  using ReturnType = typename kernel_util_internal::infer_function_traits_t<TrueType>::return_type;
+  using ArgsType = typename kernel_util_internal::infer_function_traits_t<TrueType>::parameter_types;
+  // Whether the kernel takes the KernelRuntimeContext& first (optional here; upstream requires it).
+  static constexpr bool first_arg_is_context =
+      std::is_same<::executorch::runtime::KernelRuntimeContext,
+                   std::remove_reference_t<kernel_util_internal::head_with_default_t<void, ArgsType>>>::value;
+  // The parameters read from the call's values.
+  using ContextRemovedArgsType =
+      std::conditional_t<first_arg_is_context, kernel_util_internal::drop_if_nonempty_t<ArgsType, 1>, ArgsType>;
+
   static void call(::executorch::runtime::KernelRuntimeContext& ctx,
                    ::executorch::runtime::Span<::executorch::runtime::EValue*> stack) {
-    kernel_util_internal::boxed_kernel<FuncType, typename FuncType::FuncType>::call(ctx, stack);
+    kernel_util_internal::boxed_kernel<FuncType, TrueType>::call(ctx, stack);
   }
 };
 
 // A registry entry for a typed kernel: make_boxed_kernel("my_ns::my_op.out", EXECUTORCH_FN(my_op_out)).
 template <class FuncType>
-::executorch::runtime::Kernel make_boxed_kernel(const char* name, FuncType) {
+inline ::executorch::runtime::Kernel make_boxed_kernel(const char* name, FuncType) {
   return ::executorch::runtime::Kernel(name, WrapUnboxedIntoFunctor<FuncType>::call);
 }
 
@@ -176,14 +224,15 @@ template <class FuncType>
 #define ET_CONCATENATE(s1, s2) ET_CONCATENATE_IMPL(s1, s2)
 #define ET_UID __LINE__
 
-// EXECUTORCH_LIBRARY(ns, "op.overload", func): registers `func` as "ns::op.overload" when the library loads. The
-// registration's Error is kept in a static (RegistrationAlreadyRegistered when the name is taken: the first
-// registration stays, nothing aborts).
-#define EXECUTORCH_LIBRARY(ns, op_name, func) ET_INTERNAL_EXECUTORCH_LIBRARY(ns, op_name, func, ET_UID)
-#define ET_INTERNAL_EXECUTORCH_LIBRARY(ns, op_name, func, uid)                             \
-  static const ::executorch::runtime::Error ET_CONCATENATE(et_registration_##ns##_, uid) = \
-      ::executorch::runtime::register_kernel(                                              \
-          ::executorch::extension::make_boxed_kernel(#ns "::" op_name, EXECUTORCH_FN(func)))
+// EXECUTORCH_LIBRARY(ns, "op.overload", func): registers `func` as "ns::op.overload" when the library loads (a
+// namespace-scope static initializer). The registration's Error is kept in a static: RegistrationAlreadyRegistered
+// when the name is taken (the first registration stays; unlike upstream, nothing aborts).
+#define EXECUTORCH_LIBRARY(ns, op_name, func) _EXECUTORCH_LIBRARY_IMPL(ns, op_name, func, ET_UID)
+#define _EXECUTORCH_LIBRARY_IMPL(ns, op_name, func, uid)                                 \
+  static constexpr const char ET_CONCATENATE(name_of_op_, uid)[] = #ns "::" op_name;     \
+  static auto ET_CONCATENATE(res_##ns##_, uid) =                                         \
+      ::executorch::runtime::register_kernel(::executorch::extension::make_boxed_kernel( \
+          #ns "::" op_name, EXECUTORCH_FN(func, ET_CONCATENATE(name_of_op_, uid))))
 
 namespace torch {
 namespace executor {
