@@ -240,7 +240,12 @@ Error set_inputs(Method& method, const et_bundled::BundledMethodTestCase* tc, si
       case et_bundled::ValueUnion::Double: err = method.set_input(EValue(v->val_as_Double()->double_val()), i); break;
       default: err = set_last_error(Error::NotSupported, "bundled program: input %zu has an unknown type", i);
     }
-    if (err != Error::Ok) return err;  // set_input's message names the input
+    if (err != Error::Ok) {
+      // upstream's load_bundled_input() reports every input that cannot be set as NotSupported
+      const std::string why = ::executorch::runtime::last_error_message();
+      return set_last_error(Error::NotSupported, "bundled program: test case %zu of method %s: input %zu: %s", index,
+                            name, i, why.c_str());
+    }
   }
   return Error::Ok;
 }
@@ -263,7 +268,8 @@ struct Comparison {
     const double err = std::fabs(actual - expected);
     const bool both_nan = std::isnan(actual) && std::isnan(expected);
     if (!both_nan && std::isfinite(err)) {
-      const double rel = err / std::max({std::fabs(actual), std::fabs(expected), 1e-8});
+      // the floor is upstream's (a float 1e-8 widened to double)
+      const double rel = err / std::max({std::fabs(actual), std::fabs(expected), static_cast<double>(1e-8f)});
       max_abs = std::max(max_abs, err);
       max_rel = std::max(max_rel, rel);
       sum_abs += err;
@@ -432,6 +438,27 @@ ErrorStats compute_method_output_error_stats(Method& method, SerializedBundledPr
   if (!bp.ok()) return {bp.error(), 0, 0, 0, 0};
   Result<const et_bundled::BundledMethodTestCase*> tc = test_case(*bp, method.method_meta().name(), testset_idx);
   if (!tc.ok()) return {tc.error(), 0, 0, 0, 0};
+  // As upstream: statistics are over tensor outputs only, of the same number of elements.
+  const size_t n = (*tc)->expected_outputs() != nullptr ? (*tc)->expected_outputs()->size() : 0;
+  for (size_t i = 0; i < n && i < method.outputs_size(); ++i) {
+    const auto* v = (*tc)->expected_outputs()->Get(static_cast<flatbuffers::uoffset_t>(i));
+    if (v->val_type() != et_bundled::ValueUnion::Tensor) {
+      set_last_error(Error::NotSupported,
+                     "bundled program: error statistics need tensor outputs; expected output %zu "
+                     "is a %s",
+                     i, value_kind(v->val_type()));
+      return {Error::NotSupported, 0, 0, 0, 0};
+    }
+    const EValue& out = method.get_output(i);
+    BundledTensor expected(v->val_as_Tensor());
+    if (!out.isTensor() || out.toTensor().numel() != expected.tensor().numel()) {
+      set_last_error(Error::InvalidArgument,
+                     "bundled program: output %zu does not have the expected number of "
+                     "elements",
+                     i);
+      return {Error::InvalidArgument, 0, 0, 0, 0};
+    }
+  }
   Comparison c;
   const Error err = compare_outputs(method, *tc, testset_idx, 0, 0, &c);
   if (err != Error::Ok) return {err, 0, 0, 0, 0};

@@ -1,10 +1,13 @@
 #pragma once
-// The event-tracer hook of the runtime, under upstream ExecuTorch's names: pass an EventTracer to
-// Program::load_method() (or to Module's constructor) and Method::execute() reports one event block per run
-// ("Execute"), a "Method::execute" event around it, and one profiling event per instruction: a KernelCall under
-// its operator's name (e.g. "aten::add.out"), a DelegateCall under its backend's id (e.g. "XnnpackBackend"),
-// with chain and instruction index. Without a tracer the runtime makes no call and reads no clock.
-// executorch::etdump::ETDumpGen (executorch/devtools/etdump/etdump_flatcc.h) is the tracer that writes ETDump.
+// The event-tracer interface of the runtime, under upstream ExecuTorch's names. Pass an EventTracer to
+// Program::load_method() (or to Module's constructor): Method::execute() then reports one event block per run
+// ("Execute"), a "Method::execute" event around it and one profiling event per instruction (with chain and
+// instruction index); backends report their own events through the delegate calls (see
+// event_tracer_hooks_delegate.h). At EventTracerDebugLogLevel::kProgramOutputs / kIntermediateOutputs the tracer
+// is also given the values the method produces (log_evalue). Without a tracer the runtime makes no call and reads
+// no clock. executorch::etdump::ETDumpGen (executorch/devtools/etdump/etdump_flatcc.h) writes ETDump files.
+#include <stdlib.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -12,9 +15,7 @@
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/export.h>
-
-// A time stamp of the tracer's clock. This runtime uses std::chrono::steady_clock in nanoseconds.
-typedef uint64_t et_timestamp_t;
+#include <executorch/runtime/platform/platform.h>
 
 namespace executorch {
 namespace runtime {
@@ -29,6 +30,7 @@ constexpr DebugHandle kUnsetDebugHandle = 0;
 constexpr DelegateDebugIntId kUnsetDelegateDebugIntId = -1;
 constexpr int kUnsetBundledInputIndex = -1;
 
+// How a delegate event is identified: not a delegate event, by an integer id, or by a name.
 enum class DelegateDebugIdType { kNone, kInt, kStr };
 
 enum class LoggedEValueType {
@@ -36,25 +38,27 @@ enum class LoggedEValueType {
   kProgramOutput = 1,
 };
 
+// Which values the runtime hands to log_evalue(): none, the method's outputs, or every intermediate value too.
 enum class EventTracerDebugLogLevel {
   kNoLogging,
   kProgramOutputs,
   kIntermediateOutputs,
 };
 
-enum class EventTracerProfilingLevel {
-  kProfileMethodOnly,
-  kProfileAllEvents,
-};
-
-// Decides which delegate intermediate outputs are logged.
-class EventTracerFilterBase {
+// Decides which delegate intermediate outputs are logged: filter() returns true for those to leave out.
+class EXECUTORCH_API EventTracerFilterBase {
  public:
   virtual Result<bool> filter(const char* name, DelegateDebugIntId delegate_debug_index) = 0;
   virtual ~EventTracerFilterBase() = default;
 };
 
-// What start_profiling() returns and end_profiling() takes back.
+// kProfileMethodOnly: only method-level events ("Method::execute"), no per-instruction events.
+enum class EventTracerProfilingLevel {
+  kProfileMethodOnly,
+  kProfileAllEvents,
+};
+
+// What start_profiling() / start_profiling_delegate() return and the matching end call takes back.
 struct EventTracerEntry {
   int64_t event_id;
   ChainID chain_id;
@@ -63,25 +67,24 @@ struct EventTracerEntry {
   DelegateDebugIdType delegate_event_id_type;
 };
 
-// The current time of the tracer clock (steady clock, nanoseconds).
-EXECUTORCH_API et_timestamp_t pal_current_ticks();
-
-class EventTracer {
+class EXECUTORCH_API EventTracer {
  public:
-  // Starts a new block of events (one per run); events go to the latest block.
+  // Starts a new block of events (one per run); later events belong to it.
   virtual void create_event_block(const char* name) = 0;
-  // A profiling event; chain_id == kUnsetChainId means "the current chain and instruction"
+  // A profiling event. chain_id == kUnsetChainId takes the current chain and instruction
   // (set_chain_debug_handle()).
   virtual EventTracerEntry start_profiling(const char* name, ChainID chain_id = kUnsetChainId,
                                            DebugHandle debug_handle = kUnsetDebugHandle) = 0;
-  virtual void end_profiling(EventTracerEntry prof_entry) = 0;
-  // Events inside a delegate, identified either by name or by an integer id (exactly one of the two).
+  // An event inside a delegate, identified either by name or by an integer id (exactly one of the two; the other
+  // is nullptr / kUnsetDelegateDebugIntId).
   virtual EventTracerEntry start_profiling_delegate(const char* name, DelegateDebugIntId delegate_debug_index) = 0;
   virtual void end_profiling_delegate(EventTracerEntry event_tracer_entry, const void* metadata = nullptr,
                                       size_t metadata_len = 0) = 0;
+  // A delegate event whose times the delegate measured itself.
   virtual void log_profiling_delegate(const char* name, DelegateDebugIntId delegate_debug_index,
                                       et_timestamp_t start_time, et_timestamp_t end_time,
                                       const void* metadata = nullptr, size_t metadata_len = 0) = 0;
+  virtual void end_profiling(EventTracerEntry prof_entry) = 0;
   virtual void track_allocation(AllocatorID id, size_t size) = 0;
   virtual AllocatorID track_allocator(const char* name) = 0;
   virtual Result<bool> log_evalue(const EValue& evalue, LoggedEValueType evalue_type) = 0;
@@ -97,15 +100,16 @@ class EventTracer {
                                                         const double& output) = 0;
   virtual void set_delegation_intermediate_output_filter(EventTracerFilterBase* event_tracer_filter) = 0;
 
+  // The instruction being run (the runtime sets it around each instruction).
   void set_chain_debug_handle(ChainID chain_id, DebugHandle debug_handle) {
     chain_id_ = chain_id;
     debug_handle_ = debug_handle;
   }
+  // The bundled-program test case the next runs belong to (kUnsetBundledInputIndex: none).
   void set_bundled_input_index(int bundled_input_index) { bundled_input_index_ = bundled_input_index; }
   int bundled_input_index() { return bundled_input_index_; }
   void set_event_tracer_debug_level(EventTracerDebugLogLevel log_level) { event_tracer_debug_level_ = log_level; }
   EventTracerDebugLogLevel event_tracer_debug_level() { return event_tracer_debug_level_; }
-  // kProfileMethodOnly: only the "Method::execute" event of each run, no per-instruction events.
   void set_event_tracer_profiling_level(EventTracerProfilingLevel profiling_level) {
     event_tracer_profiling_level_ = profiling_level;
   }
