@@ -32,7 +32,7 @@ import math
 import shutil
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1259,6 +1259,42 @@ def export_fixture(fixture: Fixture, out_root: Path, verify: bool) -> dict[str, 
     return entry
 
 
+def write_manifest(
+    out_root: Path,
+    generator: str,
+    format_version: int,
+    names: Sequence[str],
+    only: Sequence[str],
+    export: Callable[[str], dict[str, Any]],
+    versions: Sequence[str] = ("executorch",),
+) -> None:
+    """Exports the fixtures `names` in order (with `only`, just those: the others keep their entries of the manifest
+    already in out_root) and writes out_root/manifest.json, with torch's version and those of the `versions`
+    packages."""
+    manifest_path = out_root / "manifest.json"
+    previous: dict[str, Any] = {}
+    if only and manifest_path.exists():
+        previous = {e["name"]: e for e in json.loads(manifest_path.read_text()).get("fixtures", [])}
+
+    entries: list[dict[str, Any]] = []
+    for name in names:
+        if only and name not in only:
+            if name in previous:
+                entries.append(previous[name])
+            continue
+        entries.append(export(name))
+
+    manifest = {
+        "format_version": format_version,
+        "generator": generator,
+        "torch_version": torch.__version__,
+        **{f"{package}_version": importlib.metadata.version(package) for package in versions},
+        "fixtures": entries,
+    }
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"wrote {manifest_path}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -1271,35 +1307,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     out_root: Path = args.out
     out_root.mkdir(parents=True, exist_ok=True)
-    fixtures = build_fixtures()
-    known = {f.name for f in fixtures}
-    unknown = set(args.only) - known
+    fixtures = {f.name: f for f in build_fixtures()}
+    unknown = set(args.only) - set(fixtures)
     if unknown:
         parser.error(f"unknown fixture(s): {sorted(unknown)}")
 
-    manifest_path = out_root / "manifest.json"
-    previous: dict[str, Any] = {}
-    if args.only and manifest_path.exists():
-        old = json.loads(manifest_path.read_text())
-        previous = {e["name"]: e for e in old.get("fixtures", [])}
+    def export(name: str) -> dict[str, Any]:
+        return export_fixture(fixtures[name], out_root, not args.no_verify)
 
-    entries: list[dict[str, Any]] = []
-    for fixture in fixtures:
-        if args.only and fixture.name not in args.only:
-            if fixture.name in previous:
-                entries.append(previous[fixture.name])
-            continue
-        entries.append(export_fixture(fixture, out_root, not args.no_verify))
-
-    manifest = {
-        "format_version": MANIFEST_FORMAT_VERSION,
-        "generator": "scripts/export_fixtures.py",
-        "torch_version": torch.__version__,
-        "executorch_version": importlib.metadata.version("executorch"),
-        "fixtures": entries,
-    }
-    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"wrote {manifest_path}")
+    write_manifest(out_root, "scripts/export_fixtures.py", MANIFEST_FORMAT_VERSION, list(fixtures), args.only, export)
     return 0
 
 

@@ -139,13 +139,12 @@ def write_checkpoint(path: Path, params: dict[str, Any] = PARAMS, max_seq_len: i
     torch.save(state, path)
 
 
-def export(variant: str, flags: list[str], params: Path, ckpt: Path, tmp: Path, max_seq_len: int = MAX_SEQ_LEN) -> Path:
-    """Runs upstream's export_llama with these flags; returns tmp/<variant>.pte."""
+def export_llama_args(
+    flags: list[str], params: Path, ckpt: Path, output_dir: Path, output_name: str, max_seq_len: int = MAX_SEQ_LEN
+) -> list[str]:
+    """export_llama's arguments for the tiny Llama (its params, checkpoint, context length, BOS/EOS) plus `flags`."""
     meta = json.dumps({"get_bos_id": 1, "get_eos_ids": [2]})
-    cmd = [
-        sys.executable,
-        "-m",
-        "executorch.examples.models.llama.export_llama",
+    return [
         "--model",
         "llama2",
         "-p",
@@ -159,11 +158,17 @@ def export(variant: str, flags: list[str], params: Path, ckpt: Path, tmp: Path, 
         "--metadata",
         meta,
         "--output-dir",
-        str(tmp),
+        str(output_dir),
         "--output_name",
-        f"{variant}.pte",
+        output_name,
         *flags,
     ]
+
+
+def export(variant: str, flags: list[str], params: Path, ckpt: Path, tmp: Path, max_seq_len: int = MAX_SEQ_LEN) -> Path:
+    """Runs upstream's export_llama with these flags; returns tmp/<variant>.pte."""
+    args = export_llama_args(flags, params, ckpt, tmp, f"{variant}.pte", max_seq_len)
+    cmd = [sys.executable, "-m", "executorch.examples.models.llama.export_llama", *args]
     subprocess.run(cmd, check=True, cwd=tmp, stdout=subprocess.DEVNULL)
     return tmp / f"{variant}.pte"
 

@@ -47,9 +47,7 @@ import argparse
 import atexit
 import copy
 import importlib
-import importlib.metadata
 import importlib.resources
-import json
 import re
 import shutil
 import sys
@@ -730,34 +728,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     out_root: Path = args.out
     out_root.mkdir(parents=True, exist_ok=True)
-    specs = build_specs()
-    unknown = set(args.only) - {s.name for s in specs}
+    specs = {s.name: s for s in build_specs()}
+    unknown = set(args.only) - set(specs)
     if unknown:
         parser.error(f"unknown fixture(s): {sorted(unknown)}")
 
-    manifest_path = out_root / "manifest.json"
-    previous: dict[str, Any] = {}
-    if args.only and manifest_path.exists():
-        previous = {e["name"]: e for e in json.loads(manifest_path.read_text()).get("fixtures", [])}
-
-    entries: list[dict[str, Any]] = []
-    for spec in specs:
-        if args.only and spec.name not in args.only:
-            if spec.name in previous:
-                entries.append(previous[spec.name])
-            continue
-        entries.append(export_fixture(spec, out_root))
-
-    manifest = {
-        "format_version": MANIFEST_FORMAT_VERSION,
-        "generator": "scripts/export_quantized_fixtures.py",
-        "torch_version": torch.__version__,
-        "executorch_version": importlib.metadata.version("executorch"),
-        "torchao_version": importlib.metadata.version("torchao"),
-        "fixtures": entries,
-    }
-    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"wrote {manifest_path}")
+    ef.write_manifest(
+        out_root,
+        "scripts/export_quantized_fixtures.py",
+        MANIFEST_FORMAT_VERSION,
+        list(specs),
+        args.only,
+        lambda name: export_fixture(specs[name], out_root),
+        versions=("executorch", "torchao"),
+    )
     return 0
 
 

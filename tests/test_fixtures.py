@@ -70,7 +70,8 @@ def test_operator_docs_are_current(sdk: Path) -> None:
 
 
 def test_committed_fixtures_stay_small() -> None:
-    # The fixtures (fp32, quantized) and the fuzz corpus are committed: the repository keeps them under 60 MB.
-    roots = (REPO / "tests" / "fixtures", REPO / "tests" / "fuzz" / "corpus")
+    # The fixtures (fp32, quantized, LLM, .ptd) and the fuzz corpora are committed: the repository keeps them under
+    # 64 MB (the project's budget for committed fixtures is 100 MB).
+    roots = (REPO / "tests" / "fixtures", REPO / "tests" / "fuzz")
     total = sum(p.stat().st_size for root in roots for p in root.rglob("*") if p.is_file())
-    assert total < 60_000_000, f"committed fixtures take {total / 1e6:.1f} MB"
+    assert total < 64_000_000, f"committed fixtures take {total / 1e6:.1f} MB"
