@@ -47,7 +47,8 @@ BUILD_ASAN = (
 )
 BUILD_FUZZ = (
     "cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-19 "
-    "-DCMAKE_CXX_COMPILER=clang++-19 -DEXECUTORCH_BUILD_FUZZER=ON && cmake --build build/fuzz --target pte_fuzzer"
+    "-DCMAKE_CXX_COMPILER=clang++-19 -DEXECUTORCH_BUILD_FUZZER=ON && "
+    "cmake --build build/fuzz --target pte_fuzzer ptd_fuzzer"
 )
 BUILD_AARCH64 = "bash scripts/build_aarch64.sh"  # build/aarch64 and build/sdk-aarch64 (needs scripts/setup.sh)
 

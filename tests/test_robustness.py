@@ -62,16 +62,17 @@ def test_kernels_under_sanitizers(asan_build: Path) -> None:
     assert gtest_passed(proc) >= 5
 
 
-def test_fuzzer_runs_clean(fuzz_build: Path, tmp_path: Path) -> None:
+def run_fuzzer(fuzzer: Path, seed_corpus: Path, tmp_path: Path, **extra_env: str) -> None:
+    """libFuzzer `fuzzer` for ET_FUZZ_SECONDS (default 60) under the sanitizers, from a copy of `seed_corpus`."""
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    for src in (REPO / "tests" / "fuzz" / "corpus").iterdir():
+    for src in seed_corpus.iterdir():
         (corpus / src.name).write_bytes(src.read_bytes())
     seconds = os.environ.get("ET_FUZZ_SECONDS", "60")
-    env = dict(os.environ, **SAN_ENV)
+    env = dict(os.environ, **SAN_ENV, **extra_env)
     proc = subprocess.run(
         [
-            str(fuzz_build / "bin" / "pte_fuzzer"),
+            str(fuzzer),
             f"-max_total_time={seconds}",
             "-rss_limit_mb=4096",
             f"-artifact_prefix={tmp_path}/",
@@ -84,6 +85,30 @@ def test_fuzzer_runs_clean(fuzz_build: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-6000:]
     assert "Done" in proc.stderr
+
+
+def test_fuzzer_runs_clean(fuzz_build: Path, tmp_path: Path) -> None:
+    run_fuzzer(fuzz_build / "bin" / "pte_fuzzer", REPO / "tests" / "fuzz" / "corpus", tmp_path)
+
+
+# The .ptd fixtures with one data file, in the order ptd_fuzzer's selector byte indexes them (tests/fuzz/ptd_corpus).
+PTD_PROGRAMS = ["portable_mlp", "xnnpack_cnn", "xnnpack_mixed", "xnnpack_q8", "mutable_external"]
+
+
+def test_damaged_data_files_fail_cleanly(asan_build: Path) -> None:
+    # .ptd files (program-data separation) truncated, flipped and damaged field by field, loaded and run with their
+    # programs: refused with an error, or run, never a sanitizer report.
+    pairs = [f"{FIXTURES / 'ptd' / n / 'model.pte'}={FIXTURES / 'ptd' / n / 'model.ptd'}" for n in PTD_PROGRAMS]
+    env = dict(os.environ, **SAN_ENV)
+    cmd = [str(built_program(asan_build, "ptd_robustness_test", BUILD_ASAN)), *pairs, "--flips", "100"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    assert gtest_passed(proc) >= 4, proc.stdout[-6000:] + proc.stderr[-3000:]
+
+
+def test_data_file_fuzzer_runs_clean(fuzz_build: Path, tmp_path: Path) -> None:
+    programs = ":".join(str(FIXTURES / "ptd" / n / "model.pte") for n in PTD_PROGRAMS)
+    corpus = REPO / "tests" / "fuzz" / "ptd_corpus"
+    run_fuzzer(fuzz_build / "bin" / "ptd_fuzzer", corpus, tmp_path, ET_PTD_FUZZ_PROGRAMS=programs)
 
 
 def test_damaged_bundled_programs_fail_cleanly(asan_build: Path, tmp_path: Path) -> None:

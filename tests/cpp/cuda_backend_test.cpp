@@ -184,7 +184,7 @@ InitResult init(BackendInterface* backend, const std::vector<uint8_t>& payload,
       static_cast<uint8_t*>(std::aligned_alloc(16, (payload.size() + 15) / 16 * 16 + 16)), std::free);
   if (!payload.empty()) std::memcpy(copy.get(), payload.data(), payload.size());
   FreeableBuffer buf(copy.get(), payload.size(), nullptr);
-  BackendInitContext ctx(nullptr, "forward", nullptr);
+  BackendInitContext ctx(nullptr, nullptr, "forward", nullptr);
   executorch::runtime::clear_last_error();
   auto r = backend->init(ctx, &buf, ArrayRef<CompileSpec>(specs.data(), specs.size()));
   InitResult out{r.ok() ? Error::Ok : r.error(), last_error_message(), r.ok() ? *r : nullptr};

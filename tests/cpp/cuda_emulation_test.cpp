@@ -311,7 +311,7 @@ int run_builtin() {
       static_cast<uint8_t*>(std::aligned_alloc(16, (payload.size() + 15) / 16 * 16 + 16)), std::free);
   std::memcpy(copy.get(), payload.data(), payload.size());
   executorch::runtime::FreeableBuffer buf(copy.get(), payload.size(), nullptr);
-  executorch::runtime::BackendInitContext ctx(nullptr, "forward", nullptr);
+  executorch::runtime::BackendInitContext ctx(nullptr, nullptr, "forward", nullptr);
   auto handle = g_backend->init(ctx, &buf, {});
   if (!handle.ok()) {
     std::printf("FAIL built-in payload: init: %s\n", executorch::runtime::last_error_message());

@@ -3,6 +3,7 @@
 // robustness test and the fuzz target: whatever the bytes, this must return an Error, never crash.
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/tensor/tensor.h>
+#include <executorch/runtime/core/named_data_map.h>
 #include <executorch/runtime/executor/program.h>
 
 #include <cstdlib>
@@ -14,7 +15,9 @@ namespace et_test {
 
 using executorch::runtime::Error;
 
-inline Error run_program_bytes(const uint8_t* data, size_t size, size_t max_planned_bytes = size_t(256) << 20) {
+// `data_map`: the program's data files (.ptd), when its weights live outside it.
+inline Error run_program_bytes(const uint8_t* data, size_t size, size_t max_planned_bytes = size_t(256) << 20,
+                               const executorch::runtime::NamedDataMap* data_map = nullptr) {
   using namespace executorch::runtime;
   // Programs must start 16-byte aligned; copy into fresh memory so ASan sees every out-of-bounds read.
   std::unique_ptr<uint8_t, void (*)(void*)> copy(
@@ -45,7 +48,7 @@ inline Error run_program_bytes(const uint8_t* data, size_t size, size_t max_plan
     std::vector<uint8_t> temp(1 << 20);
     MemoryAllocator temp_alloc(static_cast<uint32_t>(temp.size()), temp.data());
     MemoryManager mm(nullptr, &planned, &temp_alloc);
-    Result<Method> method = program->load_method(name, &mm);
+    Result<Method> method = program->load_method(name, &mm, nullptr, data_map);
     if (!method.ok()) {
       if (first == Error::Ok) first = method.error();
       continue;

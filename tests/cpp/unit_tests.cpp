@@ -195,7 +195,8 @@ TEST(Tensors, MakeResizeAndDimOrder) {
   auto cl = make_tensor_ptr({2, 1, 2}, data.data(), {0, 2, 1}, {});  // channels-last style dim order
   ASSERT_NE(cl, nullptr);
   EXPECT_TRUE(cl->strides()[1] == 1 && cl->strides()[2] == 1 && cl->strides()[0] == 2);
-  EXPECT_EQ(make_tensor_ptr({2}, data.data(), {0, 0}, {}), nullptr);
+  // An invalid dim order aborts, as upstream's ET_CHECK does.
+  EXPECT_DEATH((void)make_tensor_ptr({2}, data.data(), {0, 0}, {}), "dim order");
   EValue v(owned);
   EXPECT_TRUE(v.isTensor() && v.toTensor().numel() == 3);
   auto z = executorch::extension::ones({2, 3}, ScalarType::Long);
@@ -203,6 +204,8 @@ TEST(Tensors, MakeResizeAndDimOrder) {
   EXPECT_EQ(z->const_data_ptr<int64_t>()[5], 1);
 }
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // _unsafe_reset_threadpool, as upstream's
 TEST(Threadpool, OnePoolParallelForAndNesting) {
   using executorch::extension::threadpool::get_threadpool;
   auto* pool = get_threadpool();
@@ -229,6 +232,7 @@ TEST(Threadpool, OnePoolParallelForAndNesting) {
   EXPECT_EQ(executorch::extension::threadpool::num_threadpools_created(), 1u);
   EXPECT_TRUE(pool->_unsafe_reset_threadpool(2));
 }
+#pragma GCC diagnostic pop
 
 TEST(Components, TableAndLoaderErrors) {
   EXPECT_EQ(load_component("nonexistent"), Error::InvalidArgument);
@@ -297,9 +301,9 @@ TEST(Module, Errors) {
   std::vector<float> eight(8, 1.0f);
   auto too_many = module.forward({make_tensor_ptr({2, 4}, eight), make_tensor_ptr({2, 4}, eight)});
   EXPECT_TRUE(!too_many.ok() && too_many.error() == Error::InvalidArgument);
-  // A tensor that could not be made (12 values for 8 elements) is a null TensorPtr: rejected, no crash.
-  auto bad = make_tensor_ptr({2, 4}, f);
-  EXPECT_EQ(bad, nullptr);
+  // 12 values for 8 elements abort, as upstream's ET_CHECK does; a null TensorPtr input is rejected, no crash.
+  EXPECT_DEATH((void)make_tensor_ptr({2, 4}, f), "12 values for a tensor of 8");
+  executorch::extension::TensorPtr bad;
   auto null_input = module.forward(bad);
   EXPECT_TRUE(!null_input.ok() && null_input.error() == Error::InvalidArgument);
   auto ok = module.forward(make_tensor_ptr({2, 4}, std::vector<float>(8, 1.0f)));

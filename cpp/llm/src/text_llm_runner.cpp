@@ -162,7 +162,8 @@ Error TextLLMRunner::load() {
   m.max_tokens_per_call = 1;
   if (m.metadata["enable_dynamic_shape"]) {
     auto info = meta->input_tensor_meta(0);
-    if (info.ok() && !info->sizes().empty()) m.max_tokens_per_call = std::max<int64_t>(1, info->sizes().back());
+    if (info.ok() && !info->sizes().empty())
+      m.max_tokens_per_call = std::max<int64_t>(1, info->sizes()[info->sizes().size() - 1]);
   }
   m.stats.model_load_end_ms = now_ms();
   m.loaded = true;

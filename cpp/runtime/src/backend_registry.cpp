@@ -23,11 +23,21 @@ struct BackendRegistry {
 };
 
 BackendRegistry& registry() {
-  static BackendRegistry* r = new BackendRegistry();  // never destroyed
+  static BackendRegistry* r = [] {
+    auto* reg = new BackendRegistry();             // never destroyed
+    reg->entries.reserve(kMaxRegisteredBackends);  // names handed out by get_backend_name stay where they are
+    return reg;
+  }();
   return *r;
 }
 
 }  // namespace
+
+BackendInterface::~BackendInterface() = default;
+
+Error BackendInterface::validate(BackendInitContext&, FreeableBuffer*, ArrayRef<CompileSpec>) const {
+  return Error::Ok;
+}
 
 Error register_backend(const Backend& backend) {
   if (backend.name == nullptr || backend.backend == nullptr || std::strlen(backend.name) == 0) {
@@ -69,7 +79,25 @@ Result<const char*> get_backend_name(size_t index) {
   BackendRegistry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   if (index >= r.entries.size()) return Error::InvalidArgument;
-  return r.entries[index].name.c_str();  // entries are never removed, and the vector only grows before use
+  return r.entries[index].name.c_str();  // entries are never removed, and the vector never reallocates
+}
+
+Error set_option(const char* backend_name, const Span<BackendOption> backend_options) {
+  BackendInterface* backend = get_backend_class(backend_name);
+  if (backend == nullptr) {
+    return set_last_error(Error::NotFound, "no backend %s is registered", backend_name ? backend_name : "(null)");
+  }
+  BackendOptionContext context;
+  return backend->set_option(context, backend_options);
+}
+
+Error get_option(const char* backend_name, Span<BackendOption> backend_options) {
+  BackendInterface* backend = get_backend_class(backend_name);
+  if (backend == nullptr) {
+    return set_last_error(Error::NotFound, "no backend %s is registered", backend_name ? backend_name : "(null)");
+  }
+  BackendOptionContext context;
+  return backend->get_option(context, backend_options);
 }
 
 }  // namespace runtime

@@ -1,13 +1,18 @@
 // Method loading (values, planned memory, delegates, kernels) and execution.
+// The experimental and deprecated members of Method are defined here too.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/core/event_tracer.h>
+#include <executorch/runtime/executor/merged_data_map.h>
 #include <executorch/runtime/executor/method.h>
+#include <executorch/runtime/executor/platform_memory_allocator.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/kernel/operator_registry.h>
 #include <executorch/runtime/platform/components.h>
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -56,8 +61,19 @@ struct MethodState {
   const PlanView* view = nullptr;
   const et_pte::ExecutionPlan* plan = nullptr;
   const char* name = "";
+  MemoryManager* memory_manager = nullptr;
   MemoryAllocator* temp_allocator = nullptr;
-  EventTracer* event_tracer = nullptr;  // null: no profiling, no clock read
+  std::unique_ptr<PlatformMemoryAllocator> own_temp_allocator;  // when the memory manager has no temp allocator
+  EventTracer* event_tracer = nullptr;                          // null: no profiling, no clock read
+  const NamedDataMap* external_data = nullptr;                  // the data files given to load_method (null: none)
+  const LoadBackendOptionsMap* backend_options = nullptr;
+  Span<const Kernel> kernel_registry;
+  // Data of the tensors kept in a data file, one buffer per key (several tensors may share a key).
+  std::vector<std::pair<std::string, FreeableBuffer>> external_constants;
+  std::optional<MergedDataMap> merged_data;     // the program's named data and external_data, for delegates
+  const NamedDataMap* delegate_data = nullptr;  // what delegates read named data from
+  size_t step_chain = 0;                        // the next instruction step() runs
+  size_t step_instr = 0;
   std::vector<EValue> values;
   std::vector<std::unique_ptr<TensorStore>> tensors;
   std::vector<TensorStore*> store_of_value;  // by value index; null for non-tensors
@@ -80,9 +96,15 @@ struct MethodState {
   }
 
   Error parse_values(MemoryManager* mm);
+  Result<void*> external_constant(const et_pte::Tensor* t, const char* fqn, uint64_t nbytes);
+  Error check_external_layout(const et_pte::Tensor* t, const char* fqn);
+  Error setup_delegate_data();
   Error init_delegates();
+  Error resolve_kernel(Instr& instr);
   Error resolve_instructions();
   Error run_instruction(size_t chain, size_t& pc);
+  Error run_traced_instruction(size_t chain, size_t& pc, bool profile, bool log_values);
+  void log_outputs();
   const char* instruction_name(const Instr& in) const;
 };
 
@@ -172,10 +194,24 @@ Error MethodState::parse_values(MemoryManager* mm) {
         void* data = nullptr;
         const uint64_t nbytes = tensor_nbytes(t);
         const uint32_t idx = t->data_buffer_idx();
-        if (t->allocation_info() != nullptr) {
+        const auto* info = t->extra_tensor_info();
+        const char* fqn = info != nullptr && info->location() == et_pte::TensorDataLocation::EXTERNAL
+                              ? info->fully_qualified_name()->c_str()
+                              : nullptr;
+        if (fqn != nullptr && t->allocation_info() == nullptr) {
+          // A constant kept in a data file.
+          Result<void*> p = external_constant(t, fqn, nbytes);
+          if (!p.ok()) return p.error();
+          data = *p;
+          store->constant = true;
+        } else if (t->allocation_info() != nullptr) {
           const auto* a = t->allocation_info();
           const uint64_t off = uint64_t(a->memory_offset_low()) | (uint64_t(a->memory_offset_high()) << 32);
-          uint8_t* p = planned ? planned->get_offset_address(a->memory_id() - 1, off, nbytes) : nullptr;
+          uint8_t* p = nullptr;
+          if (planned != nullptr) {
+            Result<void*> addr = planned->get_offset_address(a->memory_id() - 1, off, nbytes);
+            if (addr.ok()) p = static_cast<uint8_t*>(*addr);
+          }
           if (p == nullptr) {
             return set_last_error(Error::InvalidArgument,
                                   "method %s: value %zu (%llu bytes at offset %llu of memory_id %u) "
@@ -184,7 +220,20 @@ Error MethodState::parse_values(MemoryManager* mm) {
           }
           data = p;
           store->planned = true;
-          if (idx > 0) {
+          if (fqn != nullptr) {
+            // Planned (mutable) memory whose initial value lives in a data file.
+            if (external_data == nullptr) {
+              return set_last_error(Error::InvalidExternalData,
+                                    "method %s: the initial value of tensor '%s' is in a data file (.ptd) but "
+                                    "none was given; pass the program's data file",
+                                    name, fqn);
+            }
+            ET_CHECK_OK_OR_RETURN_ERROR(check_external_layout(t, fqn));
+            const Error err = external_data->load_data_into(fqn, p, nbytes);
+            if (err != Error::Ok) {
+              return set_last_error(err, "method %s: cannot read tensor '%s' from the data file", name, fqn);
+            }
+          } else if (idx > 0) {
             std::lock_guard<std::mutex> lock(program->mutable_mu);
             const auto* m = (*program_fb->mutable_data_segments())[0];
             if (!program->mutable_loaded) {
@@ -221,6 +270,107 @@ Error MethodState::parse_values(MemoryManager* mm) {
       }
       default: return set_last_error(Error::InvalidProgram, "value %zu has an unknown type", i);
     }
+  }
+  return Error::Ok;
+}
+
+// The kernel of a KernelCall, as upstream chooses it: by the dtypes and dim orders of the instruction's tensor
+// arguments (kernel keys), the exact key before the fallback kernel, the method's own kernels before the registry.
+Error MethodState::resolve_kernel(Instr& instr) {
+  std::vector<TensorMeta> meta;
+  for (EValue* arg : instr.args) {
+    if (!arg->isTensor()) continue;
+    const Tensor& t = arg->toTensor();
+    auto order = t.dim_order();
+    meta.emplace_back(t.scalar_type(), Span<executorch::aten::DimOrderType>(
+                                           const_cast<executorch::aten::DimOrderType*>(order.data()), order.size()));
+  }
+  const char* op = op_names[instr.op_index].c_str();
+  Result<OpFunction> f = get_op_function_from_registry(op, {meta.data(), meta.size()}, kernel_registry);
+  if (!f.ok()) f = get_op_function_from_registry(op, {meta.data(), meta.size()});
+  if (!f.ok()) {
+    char key[internal::kKernelKeyBufSize] = "";
+    (void)internal::make_kernel_key_string({meta.data(), meta.size()}, key, sizeof(key));
+    return set_last_error(Error::OperatorMissing, "method %s: operator %s has no kernel for the argument types %s",
+                          name, op, key);
+  }
+  instr.fn = *f;
+  return Error::Ok;
+}
+
+// Compares the layout of `fqn` in the data files with the tensor the program declares.
+Error MethodState::check_external_layout(const et_pte::Tensor* t, const char* fqn) {
+  Result<const TensorLayout> layout = external_data->get_tensor_layout(fqn);
+  if (!layout.ok()) {
+    if (layout.error() == Error::NotFound) {
+      return set_last_error(Error::NotFound,
+                            "method %s: tensor '%s' is not in the data file(s) given (is it the program's own "
+                            ".ptd file?)",
+                            name, fqn);
+    }
+    return set_last_error(layout.error(), "method %s: cannot read the layout of tensor '%s' from the data file", name,
+                          fqn);
+  }
+  auto describe = [](ScalarType type, const int32_t* sizes, size_t rank) {
+    std::string out = executorch::aten::toString(type);
+    out += "[";
+    for (size_t i = 0; i < rank; ++i) out += (i ? ", " : "") + std::to_string(sizes[i]);
+    return out + "]";
+  };
+  const size_t rank = t->sizes() ? t->sizes()->size() : 0;
+  const ScalarType want = static_cast<ScalarType>(t->scalar_type());
+  bool same = layout->scalar_type() == want && layout->sizes().size() == rank;
+  for (size_t i = 0; same && i < rank; ++i) {
+    same = layout->sizes()[i] == t->sizes()->Get(i) && layout->dim_order()[i] == t->dim_order()->Get(i);
+  }
+  if (!same) {
+    return set_last_error(Error::InvalidExternalData,
+                          "method %s: tensor '%s' in the data file is %s but the program expects %s (a data file "
+                          "of another export?)",
+                          name, fqn,
+                          describe(layout->scalar_type(), layout->sizes().data(), layout->sizes().size()).c_str(),
+                          describe(want, t->sizes() ? t->sizes()->data() : nullptr, rank).c_str());
+  }
+  return Error::Ok;
+}
+
+Result<void*> MethodState::external_constant(const et_pte::Tensor* t, const char* fqn, uint64_t nbytes) {
+  for (auto& [key, buffer] : external_constants) {
+    if (key == fqn) return const_cast<void*>(buffer.data());
+  }
+  if (external_data == nullptr) {
+    return set_last_error(Error::InvalidState,
+                          "method %s needs tensor '%s' from a data file (.ptd) but none was given; pass the "
+                          "program's data file (Module(path, data_path), executor_runner --data_path, "
+                          "load_program(path, data_path=...))",
+                          name, fqn);
+  }
+  ET_CHECK_OK_OR_RETURN_ERROR(check_external_layout(t, fqn));
+  Result<FreeableBuffer> data = external_data->get_data(fqn);
+  if (!data.ok())
+    return set_last_error(data.error(), "method %s: cannot read tensor '%s' from the data file", name, fqn);
+  if (data->size() < nbytes) {
+    return set_last_error(Error::InvalidExternalData, "method %s: tensor '%s' needs %llu bytes, the data file has %zu",
+                          name, fqn, (unsigned long long)nbytes, data->size());
+  }
+  void* p = const_cast<void*>(data->data());
+  external_constants.emplace_back(fqn, std::move(*data));
+  return p;
+}
+
+// Delegates read named data from the program's own map and the data files, as one map (data files first).
+Error MethodState::setup_delegate_data() {
+  const NamedDataMap* own = program->named_data.has_value() ? &*program->named_data : nullptr;
+  if (own != nullptr && external_data != nullptr) {
+    Result<MergedDataMap> merged = MergedDataMap::load(external_data, own);
+    if (!merged.ok()) {
+      return set_last_error(merged.error(), "method %s: the data file and the program's own named data conflict: %s",
+                            name, last_error_message());
+    }
+    merged_data.emplace(std::move(*merged));
+    delegate_data = &*merged_data;
+  } else {
+    delegate_data = external_data != nullptr ? external_data : own;
   }
   return Error::Ok;
 }
@@ -272,7 +422,10 @@ Error MethodState::init_delegates() {
         specs.push_back(CompileSpec{cs->key()->c_str(), SizedBuffer{buf, cs->value() ? cs->value()->size() : 0}});
       }
     }
-    BackendInitContext ctx(nullptr, name, program->named_data.get());
+    const Span<const BackendOption> options =
+        backend_options != nullptr ? backend_options->get_options(id) : Span<const BackendOption>();
+    BackendInitContext ctx(memory_manager != nullptr ? memory_manager->method_allocator() : nullptr, event_tracer, name,
+                           delegate_data, options);
     clear_last_error();  // a backend may record why it is not available (e.g. "no device: ...")
     if (!backend->is_available()) {
       const std::string why = last_error_message();
@@ -307,8 +460,16 @@ Error MethodState::resolve_instructions() {
     if (op->overload() != nullptr && op->overload()->size() > 0) n += "." + op->overload()->str();
     op_names.push_back(std::move(n));
   }
-  std::vector<OpFunction> fns(nops, nullptr);
   std::vector<bool> used(nops, false);
+  // Whether any kernel of an operator is registered, whatever its key (for the missing-operator report).
+  auto registered = [this](const char* op) {
+    for (const Span<const Kernel>& list : {kernel_registry, get_registered_kernels()}) {
+      for (const Kernel& k : list) {
+        if (k.name_ != nullptr && std::strcmp(k.name_, op) == 0) return true;
+      }
+    }
+    return false;
+  };
   const size_t nchains = plan->chains() ? plan->chains()->size() : 0;
   for (size_t ci = 0; ci < nchains; ++ci) {
     const auto* ins = (*plan->chains())[ci]->instructions();
@@ -324,14 +485,9 @@ Error MethodState::resolve_instructions() {
     missing.clear();
     std::set<std::string> to_load;
     for (size_t i = 0; i < nops; ++i) {
-      if (!used[i] || fns[i] != nullptr) continue;
-      Result<OpFunction> f = get_op_function_from_registry(op_names[i].c_str());
-      if (f.ok()) {
-        fns[i] = *f;
-      } else {
-        missing.push_back(op_names[i]);
-        if (const ComponentInfo* c = component_for_operator(op_names[i].c_str())) to_load.insert(c->name);
-      }
+      if (!used[i] || registered(op_names[i].c_str())) continue;
+      missing.push_back(op_names[i]);
+      if (const ComponentInfo* c = component_for_operator(op_names[i].c_str())) to_load.insert(c->name);
     }
     if (missing.empty() || to_load.empty() || attempt > 0) break;
     for (const auto& c : to_load) (void)load_component(c.c_str());
@@ -371,8 +527,8 @@ Error MethodState::resolve_instructions() {
           const auto* k = in->instr_args_as_KernelCall();
           instr.kind = InstrKind::Kernel;
           instr.op_index = static_cast<size_t>(k->op_index());
-          instr.fn = fns[instr.op_index];
           collect(k->args());
+          ET_CHECK_OK_OR_RETURN_ERROR(resolve_kernel(instr));
           break;
         }
         case et_pte::InstructionArguments::DelegateCall: {
@@ -408,7 +564,7 @@ Error MethodState::run_instruction(size_t chain, size_t& pc) {
   Instr& in = chains[chain][pc];
   switch (in.kind) {
     case InstrKind::Kernel: {
-      KernelRuntimeContext ctx(temp_allocator);
+      KernelRuntimeContext ctx(event_tracer, temp_allocator);
       in.fn(ctx, Span<EValue*>(in.args.data(), in.args.size()));
       if (temp_allocator != nullptr) temp_allocator->reset();
       if (ctx.failure_state() != Error::Ok) {
@@ -426,7 +582,7 @@ Error MethodState::run_instruction(size_t chain, size_t& pc) {
     }
     case InstrKind::Delegate: {
       DelegateInstance& d = delegates[in.delegate_index];
-      BackendExecutionContext ctx(name);
+      BackendExecutionContext ctx(event_tracer, temp_allocator, name);
       const Error err = d.backend->execute(ctx, d.handle, Span<EValue*>(in.args.data(), in.args.size()));
       if (err != Error::Ok) {
         return set_last_error(err, "method %s: backend %s failed at instruction %zu", name, d.id.c_str(), pc);
@@ -458,11 +614,40 @@ Error MethodState::run_instruction(size_t chain, size_t& pc) {
       return Error::Ok;
     }
     case InstrKind::Free:
-      if (values[in.a].isTensor()) values[in.a].toTensor().set_data(nullptr);
+      if (values[in.a].isTensor()) values[in.a].toTensor().unsafeGetTensorImpl()->set_data(nullptr);
       ++pc;
       return Error::Ok;
   }
   return Error::Internal;
+}
+
+// Runs one instruction under the event tracer: as a profiling event named after it, and/or logging the values it
+// wrote (a kernel's out argument, the last of its arguments; every argument of a delegate call).
+Error MethodState::run_traced_instruction(size_t chain, size_t& pc, bool profile, bool log_values) {
+  const Instr& in = chains[chain][pc];
+  const ChainID chain_id = static_cast<ChainID>(chain);
+  const DebugHandle handle = static_cast<DebugHandle>(pc);
+  event_tracer->set_chain_debug_handle(chain_id, handle);
+  EventTracerEntry e{};
+  if (profile) e = event_tracer->start_profiling(instruction_name(in), chain_id, handle);
+  const Error err = run_instruction(chain, pc);
+  if (profile) event_tracer->end_profiling(e);
+  if (err == Error::Ok && log_values) {
+    if (in.kind == InstrKind::Kernel && !in.args.empty()) {
+      (void)event_tracer->log_evalue(*in.args.back(), LoggedEValueType::kIntermediateOutput);
+    } else if (in.kind == InstrKind::Delegate) {
+      for (const EValue* v : in.args) (void)event_tracer->log_evalue(*v, LoggedEValueType::kIntermediateOutput);
+    }
+  }
+  return err;
+}
+
+// Logs the method's outputs when the event tracer collects them.
+void MethodState::log_outputs() {
+  if (event_tracer == nullptr || event_tracer->event_tracer_debug_level() < EventTracerDebugLogLevel::kProgramOutputs) {
+    return;
+  }
+  for (size_t i : outputs) (void)event_tracer->log_evalue(values[i], LoggedEValueType::kProgramOutput);
 }
 
 // The name of an instruction's profiling event: the operator of a KernelCall, the backend id of a DelegateCall,
@@ -481,7 +666,8 @@ const char* MethodState::instruction_name(const Instr& in) const {
 }  // namespace internal
 
 Result<Method> Program::load_method(const char* method_name, MemoryManager* memory_manager, EventTracer* event_tracer,
-                                    const NamedDataMap*) const {
+                                    const NamedDataMap* named_data_map, const LoadBackendOptionsMap* backend_options,
+                                    Span<const Kernel> kernel_registry) const {
   if (method_name == nullptr) return Error::InvalidArgument;
   const internal::PlanView* view = nullptr;
   for (const auto& pv : state_->plans) {
@@ -496,9 +682,19 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
   st->view = view;
   st->plan = view->plan;
   st->name = view->plan->name()->c_str();
+  st->memory_manager = memory_manager;
   st->temp_allocator = memory_manager != nullptr ? memory_manager->temp_allocator() : nullptr;
+  if (st->temp_allocator == nullptr) {
+    // As upstream: kernels and delegates still get scratch memory, from the platform allocator.
+    st->own_temp_allocator = std::make_unique<internal::PlatformMemoryAllocator>();
+    st->temp_allocator = st->own_temp_allocator.get();
+  }
   st->event_tracer = event_tracer;
+  st->external_data = named_data_map;
+  st->backend_options = backend_options;
+  st->kernel_registry = kernel_registry;
   ET_CHECK_OK_OR_RETURN_ERROR(st->parse_values(memory_manager));
+  ET_CHECK_OK_OR_RETURN_ERROR(st->setup_delegate_data());
   ET_CHECK_OK_OR_RETURN_ERROR(st->init_delegates());
   ET_CHECK_OK_OR_RETURN_ERROR(st->resolve_instructions());
   if (st->plan->inputs()) {
@@ -516,13 +712,20 @@ Result<Method> Program::load_method(const char* method_name, MemoryManager* memo
 
 Method::Method(std::unique_ptr<internal::MethodState> state) : state_(std::move(state)) {}
 Method::Method(Method&&) noexcept = default;
-Method& Method::operator=(Method&&) noexcept = default;
 Method::~Method() = default;
 
 size_t Method::inputs_size() const { return state_->inputs.size(); }
 size_t Method::outputs_size() const { return state_->outputs.size(); }
-const EValue& Method::get_input(size_t i) const { return state_->values[state_->inputs.at(i)]; }
+const EValue& Method::get_input(size_t i) const {
+  state_->input_set.at(i) = true;  // as upstream: whoever reads an input this way is trusted to fill it
+  return state_->values[state_->inputs.at(i)];
+}
+EValue& Method::mutable_input(size_t i) {
+  state_->input_set.at(i) = true;
+  return state_->values[state_->inputs.at(i)];
+}
 const EValue& Method::get_output(size_t i) const { return state_->values[state_->outputs.at(i)]; }
+EValue& Method::mutable_output(size_t i) { return state_->values[state_->outputs.at(i)]; }
 MethodMeta Method::method_meta() const { return MethodMeta(state_->view); }
 EventTracer* Method::get_event_tracer() { return state_->event_tracer; }
 
@@ -532,7 +735,36 @@ Error Method::get_outputs(EValue* output_evalues, size_t length) {
                           state_->outputs.size());
   }
   for (size_t i = 0; i < state_->outputs.size(); ++i) output_evalues[i] = state_->values[state_->outputs[i]];
+  for (size_t i = state_->outputs.size(); i < length; ++i) output_evalues[i] = EValue();
   return Error::Ok;
+}
+
+Error Method::get_inputs(EValue* input_evalues, size_t length) {
+  if (input_evalues == nullptr || length < state_->inputs.size()) {
+    return set_last_error(Error::InvalidArgument, "input array holds %zu values, the method has %zu inputs", length,
+                          state_->inputs.size());
+  }
+  for (size_t i = 0; i < state_->inputs.size(); ++i) {
+    input_evalues[i] = state_->values[state_->inputs[i]];
+    state_->input_set[i] = true;
+  }
+  for (size_t i = state_->inputs.size(); i < length; ++i) input_evalues[i] = EValue();
+  return Error::Ok;
+}
+
+Result<executorch::aten::Tensor> Method::get_attribute(std::string_view name) {
+  const auto* values = state_->plan->values();
+  for (size_t i = 0; values != nullptr && i < values->size(); ++i) {
+    const auto* v = (*values)[i];
+    if (v->val_type() != et_pte::KernelTypes::Tensor) continue;
+    const auto* info = v->val_as_Tensor()->extra_tensor_info();
+    if (info != nullptr && info->fully_qualified_name() != nullptr &&
+        info->fully_qualified_name()->string_view() == name) {
+      return state_->values[i].toTensor();
+    }
+  }
+  return set_last_error(Error::NotFound, "method %s has no attribute '%.*s'", state_->name,
+                        static_cast<int>(name.size()), name.data());
 }
 
 Error Method::set_input(const EValue& input, size_t input_idx) {
@@ -585,7 +817,7 @@ Error Method::set_input(const EValue& input, size_t input_idx) {
         std::memcpy(dst.mutable_data_ptr(), src.const_data_ptr(), src.nbytes());
       }
     } else {
-      dst.set_data(const_cast<void*>(src.const_data_ptr()));
+      dst.unsafeGetTensorImpl()->set_data(const_cast<void*>(src.const_data_ptr()));
     }
   } else if (target.isInt() || target.isDouble() || target.isBool()) {
     const bool same = (target.isInt() && input.isInt() && target.toInt() == input.toInt()) ||
@@ -628,46 +860,47 @@ Error Method::set_output_data_ptr(void* buffer, size_t size, size_t output_idx) 
   if (buffer == nullptr || size < v.toTensor().nbytes()) {
     return set_last_error(Error::InvalidArgument, "output buffer too small");
   }
-  v.toTensor().set_data(buffer);
+  v.toTensor().unsafeGetTensorImpl()->set_data(buffer);
   return Error::Ok;
 }
 
 Error Method::execute() {
   auto& st = *state_;
+  if (in_progress()) {
+    return set_last_error(Error::InvalidState, "method %s: a step-by-step execution is in progress", st.name);
+  }
   for (size_t i = 0; i < st.inputs.size(); ++i) {
     if (!st.input_set[i]) {
-      return set_last_error(Error::InvalidState, "method %s: input %zu was not set", st.name, i);
+      return set_last_error(Error::InvalidArgument, "method %s: input %zu was not set", st.name, i);
     }
   }
+  if (st.temp_allocator != nullptr) st.temp_allocator->reset();
   constexpr uint64_t kMaxInstructions = 10000000;
   uint64_t steps = 0;
   EventTracer* const tracer = st.event_tracer;
   EventTracerEntry method_event{};
-  bool trace_instructions = false;
+  bool profile_instructions = false;
+  bool log_intermediates = false;
   if (tracer != nullptr) {
     tracer->create_event_block("Execute");
     tracer->set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
     method_event = tracer->start_profiling("Method::execute");
-    trace_instructions = tracer->event_tracer_profiling_level() == EventTracerProfilingLevel::kProfileAllEvents;
+    profile_instructions = tracer->event_tracer_profiling_level() == EventTracerProfilingLevel::kProfileAllEvents;
+    log_intermediates = tracer->event_tracer_debug_level() >= EventTracerDebugLogLevel::kIntermediateOutputs;
   }
   Error err = Error::Ok;
   for (size_t c = 0; c < st.chains.size() && err == Error::Ok; ++c) {
     size_t pc = 0;
     while (pc < st.chains[c].size()) {
       if (++steps > kMaxInstructions) {
-        err = set_last_error(Error::InvalidState, "method %s ran more than %llu instructions (endless loop?)", st.name,
-                             (unsigned long long)kMaxInstructions);
+        err = set_last_error(Error::InvalidProgram, "method %s ran more than %llu instructions (endless loop?)",
+                             st.name, (unsigned long long)kMaxInstructions);
         break;
       }
-      if (!trace_instructions) {
+      if (!profile_instructions && !log_intermediates) {
         err = st.run_instruction(c, pc);
       } else {
-        const ChainID chain = static_cast<ChainID>(c);
-        const DebugHandle instruction = static_cast<DebugHandle>(pc);
-        tracer->set_chain_debug_handle(chain, instruction);
-        const EventTracerEntry e = tracer->start_profiling(st.instruction_name(st.chains[c][pc]), chain, instruction);
-        err = st.run_instruction(c, pc);
-        tracer->end_profiling(e);
+        err = st.run_traced_instruction(c, pc, profile_instructions, log_intermediates);
       }
       if (err != Error::Ok) break;
     }
@@ -675,9 +908,53 @@ Error Method::execute() {
   if (tracer != nullptr) {
     tracer->set_chain_debug_handle(kUnsetChainId, kUnsetDebugHandle);
     tracer->end_profiling(method_event);
+    if (err == Error::Ok) st.log_outputs();
   }
   return err;
 }
+
+Error Method::step() {
+  auto& st = *state_;
+  if (st.step_chain >= st.chains.size()) return Error::EndOfMethod;
+  if (!in_progress()) {
+    for (size_t i = 0; i < st.inputs.size(); ++i) {
+      if (!st.input_set[i]) {
+        return set_last_error(Error::InvalidArgument, "method %s: input %zu was not set", st.name, i);
+      }
+    }
+  }
+  if (st.step_instr < st.chains[st.step_chain].size()) {
+    size_t pc = st.step_instr;
+    const Error err = st.run_instruction(st.step_chain, pc);
+    if (err != Error::Ok) return err;
+    st.step_instr = pc;
+  }
+  if (st.step_instr >= st.chains[st.step_chain].size()) {
+    st.step_chain += 1;
+    st.step_instr = 0;
+    if (st.step_chain == st.chains.size()) st.log_outputs();
+  }
+  return Error::Ok;
+}
+
+Error Method::experimental_step() { return step(); }
+
+bool Method::in_progress() const {
+  const auto& st = *state_;
+  return (st.step_chain != 0 || st.step_instr != 0) && st.step_chain < st.chains.size();
+}
+
+Error Method::reset_execution() {
+  auto& st = *state_;
+  if (st.step_chain != st.chains.size()) {
+    return set_last_error(Error::InvalidState, "method %s: reset_execution() before the end of the method", st.name);
+  }
+  st.step_chain = 0;
+  st.step_instr = 0;
+  return Error::Ok;
+}
+
+Error Method::experimental_reset_execution() { return reset_execution(); }
 
 }  // namespace runtime
 }  // namespace executorch

@@ -30,21 +30,57 @@ const et_pte::EValue* io_value(const et_pte::ExecutionPlan* plan, const flatbuff
   return (*plan->values())[static_cast<uint32_t>(list->Get(static_cast<uint32_t>(index)))];
 }
 
+executorch::aten::TensorShapeDynamism dynamism_of(const et_pte::Tensor* t) {
+  return t->shape_dynamism() == et_pte::TensorShapeDynamism::DYNAMIC_BOUND
+             ? executorch::aten::TensorShapeDynamism::DYNAMIC_BOUND
+             : executorch::aten::TensorShapeDynamism::STATIC;
+}
+
+template <typename T>
+Span<const T> span_of(const flatbuffers::Vector<T>* v) {
+  return v == nullptr ? Span<const T>() : Span<const T>(v->data(), v->size());
+}
+
+const char* fqn_of(const et_pte::Tensor* t) {
+  const auto* info = t->extra_tensor_info();
+  return info != nullptr && info->fully_qualified_name() != nullptr ? info->fully_qualified_name()->c_str() : nullptr;
+}
+
+}  // namespace
+
+Result<TensorInfo> TensorInfo::create(Span<const int32_t> sizes, Span<const uint8_t> dim_order,
+                                      executorch::aten::ScalarType scalar_type, bool is_memory_planned,
+                                      std::string_view name, executorch::aten::TensorShapeDynamism dynamism) {
+  size_t nbytes = executorch::aten::elementSize(scalar_type);
+  for (int32_t s : sizes) {
+    if (s < 0 || __builtin_mul_overflow(nbytes, static_cast<size_t>(s), &nbytes)) {
+      return set_last_error(Error::InvalidArgument, "tensor size overflows");
+    }
+  }
+  return TensorInfo(sizes, dim_order, scalar_type, is_memory_planned, name, nbytes, dynamism);
+}
+
+namespace internal {
+struct TensorInfoAccess {
+  template <typename... Args>
+  static Result<TensorInfo> create(Args&&... args) {
+    return TensorInfo::create(std::forward<Args>(args)...);
+  }
+};
+}  // namespace internal
+
+namespace {
+
+// Inputs and outputs: memory planned when planned or constant, as upstream counts them.
 Result<TensorInfo> tensor_info(const et_pte::EValue* v, const char* what, size_t index) {
   if (v == nullptr) return set_last_error(Error::InvalidArgument, "there is no %s %zu", what, index);
   if (v->val_type() != et_pte::KernelTypes::Tensor) {
     return set_last_error(Error::InvalidArgument, "%s %zu is not a tensor", what, index);
   }
   const auto* t = v->val_as_Tensor();
-  ArrayRef<int32_t> sizes =
-      t->sizes() ? ArrayRef<int32_t>(t->sizes()->data(), t->sizes()->size()) : ArrayRef<int32_t>();
-  ArrayRef<uint8_t> order =
-      t->dim_order() ? ArrayRef<uint8_t>(t->dim_order()->data(), t->dim_order()->size()) : ArrayRef<uint8_t>();
-  return TensorInfo(sizes, order, static_cast<executorch::aten::ScalarType>(t->scalar_type()),
-                    t->allocation_info() != nullptr,
-                    t->shape_dynamism() == et_pte::TensorShapeDynamism::DYNAMIC_BOUND
-                        ? executorch::aten::TensorShapeDynamism::DYNAMIC_BOUND
-                        : executorch::aten::TensorShapeDynamism::STATIC);
+  return internal::TensorInfoAccess::create(
+      span_of(t->sizes()), span_of(t->dim_order()), static_cast<executorch::aten::ScalarType>(t->scalar_type()),
+      t->allocation_info() != nullptr || t->data_buffer_idx() != 0, std::string_view(), dynamism_of(t));
 }
 
 }  // namespace
@@ -70,6 +106,28 @@ Result<TensorInfo> MethodMeta::output_tensor_meta(size_t index) const {
   return tensor_info(io_value(plan_->plan, plan_->plan->outputs(), index), "output", index);
 }
 
+size_t MethodMeta::num_attributes() const {
+  size_t n = 0;
+  for (const auto* v : *plan_->plan->values()) {
+    if (v->val_type() == et_pte::KernelTypes::Tensor && fqn_of(v->val_as_Tensor()) != nullptr) ++n;
+  }
+  return n;
+}
+
+Result<TensorInfo> MethodMeta::attribute_tensor_meta(size_t index) const {
+  size_t n = 0;
+  for (const auto* v : *plan_->plan->values()) {
+    if (v->val_type() != et_pte::KernelTypes::Tensor) continue;
+    const auto* t = v->val_as_Tensor();
+    const char* name = fqn_of(t);
+    if (name == nullptr || n++ != index) continue;
+    return TensorInfo::create(span_of(t->sizes()), span_of(t->dim_order()),
+                              static_cast<executorch::aten::ScalarType>(t->scalar_type()),
+                              t->allocation_info() != nullptr || t->data_buffer_idx() != 0, name, dynamism_of(t));
+  }
+  return set_last_error(Error::InvalidArgument, "attribute %zu out of range (%zu attributes)", index, n);
+}
+
 size_t MethodMeta::num_memory_planned_buffers() const {
   const auto* s = plan_->plan->non_const_buffer_sizes();
   return s == nullptr || s->size() == 0 ? 0 : s->size() - 1;
@@ -79,6 +137,22 @@ Result<int64_t> MethodMeta::memory_planned_buffer_size(size_t index) const {
   if (index >= num_memory_planned_buffers())
     return set_last_error(Error::InvalidArgument, "no planned buffer %zu", index);
   return plan_->plan->non_const_buffer_sizes()->Get(static_cast<uint32_t>(index + 1));
+}
+
+Result<etensor::Device> MethodMeta::memory_planned_buffer_device(size_t index) const {
+  if (index >= num_memory_planned_buffers())
+    return set_last_error(Error::InvalidArgument, "no planned buffer %zu", index);
+  const auto* devices = plan_->plan->non_const_buffer_device();
+  if (devices != nullptr) {
+    // Entries only for buffers off the CPU, indexed as non_const_buffer_sizes (1-based).
+    for (const auto* d : *devices) {
+      if (d->buffer_idx() == static_cast<int32_t>(index + 1)) {
+        return etensor::Device(static_cast<etensor::DeviceType>(d->device_type()),
+                               static_cast<etensor::DeviceIndex>(d->device_index()));
+      }
+    }
+  }
+  return etensor::Device(etensor::DeviceType::CPU, 0);
 }
 
 size_t MethodMeta::num_backends() const { return plan_->plan->delegates() ? plan_->plan->delegates()->size() : 0; }

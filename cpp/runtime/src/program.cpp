@@ -20,28 +20,31 @@ Result<FreeableBuffer> ProgramState::load_segment(size_t i, DataLoader::SegmentI
   return loader->load(segment_offset(i), segment_size(i), DataLoader::SegmentInfo(type, i));
 }
 
-// The program's named data: key -> segment, loaded on demand through the program's loader.
-class ProgramNamedData final : public NamedDataMap {
- public:
-  explicit ProgramNamedData(const ProgramState* state) : state_(state) {}
-  Result<FreeableBuffer> get_data(const char* key) const override {
-    if (key == nullptr) return Error::InvalidArgument;
-    for (const auto* nd : *state_->program->named_data()) {
-      if (std::strcmp(nd->key()->c_str(), key) == 0) {
-        return state_->load_segment(nd->segment_index(), DataLoader::SegmentInfo::Type::External);
-      }
-    }
-    return set_last_error(Error::NotFound, "named data '%s' is not in the program", key);
-  }
-  Result<uint32_t> get_num_keys() const override { return state_->program->named_data()->size(); }
-  Result<const char*> get_key(uint32_t index) const override {
-    if (index >= state_->program->named_data()->size()) return Error::InvalidArgument;
-    return (*state_->program->named_data())[index]->key()->c_str();
-  }
+Result<PteDataMap> PteDataMap::create(const ProgramState* program) {
+  if (program == nullptr || program->program->named_data() == nullptr) return Error::InvalidArgument;
+  return PteDataMap(program);
+}
 
- private:
-  const ProgramState* state_;
-};
+Result<const TensorLayout> PteDataMap::get_tensor_layout(std::string_view) const { return Error::NotImplemented; }
+
+Result<FreeableBuffer> PteDataMap::get_data(std::string_view key) const {
+  for (const auto* nd : *program_->program->named_data()) {
+    if (nd->key()->string_view() == key) {
+      return program_->load_segment(nd->segment_index(), DataLoader::SegmentInfo::Type::External);
+    }
+  }
+  return set_last_error(Error::NotFound, "named data '%.*s' is not in the program", static_cast<int>(key.size()),
+                        key.data());
+}
+
+Error PteDataMap::load_data_into(std::string_view, void*, size_t) const { return Error::NotImplemented; }
+
+Result<uint32_t> PteDataMap::get_num_keys() const { return program_->program->named_data()->size(); }
+
+Result<const char*> PteDataMap::get_key(uint32_t index) const {
+  if (index >= program_->program->named_data()->size()) return Error::InvalidArgument;
+  return (*program_->program->named_data())[index]->key()->c_str();
+}
 
 }  // namespace internal
 
@@ -51,7 +54,7 @@ Program& Program::operator=(Program&&) noexcept = default;
 Program::~Program() = default;
 
 Program::HeaderStatus Program::check_header(const void* data, size_t size) {
-  if (data == nullptr || size < 8) return HeaderStatus::ShortData;
+  if (data == nullptr || size < kMinHeadBytes) return HeaderStatus::ShortData;
   const auto* b = static_cast<const uint8_t*>(data);
   if (std::memcmp(b + 4, "ET12", 4) == 0) return HeaderStatus::CompatibleVersion;
   if (b[4] == 'E' && b[5] == 'T') return HeaderStatus::IncompatibleVersion;
@@ -94,8 +97,10 @@ Result<Program> Program::load(DataLoader* loader, Verification /*verification*/)
     state->constant_segment = std::move(*seg);
   }
   for (const auto* plan : *state->program->execution_plan()) state->plans.push_back(internal::PlanView{plan});
-  if (state->program->named_data() != nullptr && state->program->named_data()->size() > 0) {
-    state->named_data = std::make_unique<internal::ProgramNamedData>(state.get());
+  if (state->program->named_data() != nullptr) {
+    Result<internal::PteDataMap> map = internal::PteDataMap::create(state.get());
+    if (!map.ok()) return map.error();
+    state->named_data.emplace(std::move(*map));
   }
   return Program(std::move(state));
 }
@@ -119,7 +124,47 @@ Result<MethodMeta> Program::method_meta(const char* method_name) const {
                         names.c_str());
 }
 
-const NamedDataMap* Program::get_named_data_map() const { return state_->named_data.get(); }
+Result<const NamedDataMap*> Program::get_named_data_map() const {
+  if (!state_->named_data.has_value()) return Error::NotFound;
+  return static_cast<const NamedDataMap*>(&*state_->named_data);
+}
+
+Result<const void*> Program::get_constant_buffer_data(size_t buffer_idx, size_t nbytes) const {
+  const auto* program = state_->program;
+  const auto* cs = program->constant_segment();
+  if (cs != nullptr && cs->offsets() != nullptr && cs->offsets()->size() > 1) {
+    if (buffer_idx >= cs->offsets()->size()) {
+      return set_last_error(Error::InvalidArgument, "constant buffer %zu out of range (%u buffers)", buffer_idx,
+                            cs->offsets()->size());
+    }
+    const uint64_t offset = cs->offsets()->Get(static_cast<uint32_t>(buffer_idx));
+    if (!internal::range_ok(offset, nbytes, state_->constant_segment.size())) {
+      return set_last_error(Error::InvalidArgument, "constant buffer %zu holds fewer than %zu bytes", buffer_idx,
+                            nbytes);
+    }
+    return static_cast<const void*>(static_cast<const uint8_t*>(state_->constant_segment.data()) + offset);
+  }
+  const auto* cb = program->constant_buffer();
+  if (cb == nullptr || buffer_idx >= cb->size()) {
+    return set_last_error(Error::InvalidArgument, "constant buffer %zu out of range", buffer_idx);
+  }
+  const auto* storage = (*cb)[static_cast<uint32_t>(buffer_idx)]->storage();
+  if (storage == nullptr || storage->size() < nbytes) {
+    return set_last_error(Error::InvalidArgument, "constant buffer %zu holds fewer than %zu bytes", buffer_idx, nbytes);
+  }
+  return static_cast<const void*>(storage->data());
+}
+
+Result<const char*> Program::get_output_flattening_encoding(const char* method_name) const {
+  if (method_name == nullptr) return Error::InvalidArgument;
+  for (const auto& pv : state_->plans) {
+    if (std::strcmp(pv.plan->name()->c_str(), method_name) != 0) continue;
+    const auto* meta = pv.plan->container_meta_type();
+    if (meta == nullptr || meta->encoded_out_str() == nullptr) return Error::NotFound;
+    return meta->encoded_out_str()->c_str();
+  }
+  return set_last_error(Error::InvalidArgument, "the program has no method '%s'", method_name);
+}
 
 }  // namespace runtime
 }  // namespace executorch

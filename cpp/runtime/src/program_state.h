@@ -3,10 +3,12 @@
 #include <executorch/runtime/core/data_loader.h>
 #include <executorch/runtime/core/named_data_map.h>
 #include <executorch/runtime/executor/method_meta.h>
+#include <executorch/runtime/executor/pte_data_map.h>
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +39,6 @@ struct PlanView {
   const et_pte::ExecutionPlan* plan = nullptr;
 };
 
-class ProgramNamedData;
-
 struct ProgramState {
   DataLoader* loader = nullptr;
   FreeableBuffer program_data;
@@ -47,7 +47,7 @@ struct ProgramState {
   size_t file_size = 0;
   FreeableBuffer constant_segment;  // empty when the program has no segment constants
   std::vector<PlanView> plans;
-  std::unique_ptr<NamedDataMap> named_data;
+  std::optional<PteDataMap> named_data;  // the program's own named data, when it has any
 
   // Absolute file offset and size of segment i (validated at load).
   uint64_t segment_offset(size_t i) const;

@@ -2,6 +2,8 @@
 // consistency check of every index, size and offset the runtime later uses without checking again.
 #include <cstring>
 
+#include <executorch/runtime/executor/program_validation.h>
+
 #include "internal.h"
 #include "program_state.h"
 
@@ -163,11 +165,25 @@ struct Checker {
     if (dyn != et_pte::TensorShapeDynamism::STATIC && dyn != et_pte::TensorShapeDynamism::DYNAMIC_BOUND) {
       ET_BAD("value %zu: unknown shape dynamism %d", vi, int(dyn));
     }
-    if (t->extra_tensor_info() != nullptr &&
-        t->extra_tensor_info()->location() == et_pte::TensorDataLocation::EXTERNAL) {
-      return set_last_error(
-          Error::NotSupported,
-          "value %zu: tensor data stored outside the .pte (a .ptd file) is not supported by this runtime", vi);
+    if (t->extra_tensor_info() != nullptr) {
+      const auto* info = t->extra_tensor_info();
+      const auto loc = info->location();
+      if (loc != et_pte::TensorDataLocation::SEGMENT && loc != et_pte::TensorDataLocation::EXTERNAL) {
+        ET_BAD("value %zu: unknown tensor data location %d", vi, int(loc));
+      }
+      if (loc == et_pte::TensorDataLocation::EXTERNAL) {
+        // Its data comes from a data file (.ptd), looked up by this name when the method loads.
+        if (info->fully_qualified_name() == nullptr || info->fully_qualified_name()->size() == 0) {
+          ET_BAD("value %zu: external tensor without a fully qualified name", vi);
+        }
+        if (t->allocation_info() != nullptr && t->allocation_info()->memory_id() == 0) {
+          ET_BAD("value %zu: memory_id 0 is reserved", vi);
+        }
+        return Error::Ok;
+      }
+      if (info->device_type() != et_pte::DeviceType::CPU && info->device_type() != et_pte::DeviceType::CUDA) {
+        ET_BAD("value %zu: unknown device type %d", vi, int(info->device_type()));
+      }
     }
     const uint32_t idx = t->data_buffer_idx();
     if (t->allocation_info() != nullptr) {
@@ -318,6 +334,16 @@ struct Checker {
     }
     // Planned tensors must fit their arena.
     const size_t nbuf = plan->non_const_buffer_sizes() ? plan->non_const_buffer_sizes()->size() : 0;
+    if (plan->non_const_buffer_device() != nullptr) {
+      for (const auto* d : *plan->non_const_buffer_device()) {
+        if (d == nullptr || d->buffer_idx() < 1 || static_cast<size_t>(d->buffer_idx()) >= nbuf) {
+          ET_BAD("%s: a planned-buffer device names no planned buffer", name);
+        }
+        if (d->device_type() != et_pte::DeviceType::CPU && d->device_type() != et_pte::DeviceType::CUDA) {
+          ET_BAD("%s: planned buffer %d has unknown device type %d", name, d->buffer_idx(), int(d->device_type()));
+        }
+      }
+    }
     for (size_t vi = 0; vi < nv; ++vi) {
       const auto* v = (*plan->values())[vi];
       if (v->val_type() != et_pte::KernelTypes::Tensor) continue;
@@ -440,5 +466,45 @@ Error verify_program(const uint8_t* data, size_t size, const PteHeader& header, 
 }
 
 }  // namespace internal
+}  // namespace runtime
+}  // namespace executorch
+
+// Upstream's validation entry points (runtime/executor/program_validation.h), over the same wire format.
+namespace executorch {
+namespace runtime {
+
+Error validate_tensor(const executorch_flatbuffer::Tensor* tensor) {
+  const auto* t = reinterpret_cast<const et_pte::Tensor*>(tensor);
+  if (t == nullptr || t->sizes() == nullptr) return set_last_error(Error::InvalidProgram, "tensor without sizes");
+  const auto type = static_cast<etensor::ScalarType>(t->scalar_type());
+  if (!etensor::isValid(type)) return set_last_error(Error::InvalidProgram, "unknown tensor dtype %d", int(type));
+  uint64_t nbytes = elementSize(type);
+  for (int32_t s : *t->sizes()) {
+    if (s < 0) return set_last_error(Error::InvalidProgram, "negative tensor size %d", s);
+    if (internal::mul_overflows(nbytes, static_cast<uint64_t>(s), &nbytes)) {
+      return set_last_error(Error::InvalidProgram, "tensor byte size overflows");
+    }
+  }
+  return Error::Ok;
+}
+
+Error validate_program(const executorch_flatbuffer::Program* program) {
+  const auto* p = reinterpret_cast<const et_pte::Program*>(program);
+  if (p == nullptr || p->execution_plan() == nullptr) {
+    return set_last_error(Error::InvalidProgram, "program without execution plans");
+  }
+  for (const auto* plan : *p->execution_plan()) {
+    if (plan == nullptr || plan->values() == nullptr) {
+      return set_last_error(Error::InvalidProgram, "method without values");
+    }
+    for (const auto* v : *plan->values()) {
+      if (v == nullptr || v->val_type() != et_pte::KernelTypes::Tensor) continue;
+      ET_CHECK_OK_OR_RETURN_ERROR(
+          validate_tensor(reinterpret_cast<const executorch_flatbuffer::Tensor*>(v->val_as_Tensor())));
+    }
+  }
+  return Error::Ok;
+}
+
 }  // namespace runtime
 }  // namespace executorch

@@ -225,15 +225,17 @@ class Loader {
     if (cd->named_key() != nullptr && cd->named_key()->size() > 0) {
       const char* key = cd->named_key()->c_str();
       if (named_ == nullptr) {
-        return ETXNN_FAIL(Error::InvalidProgram,
-                          "value %zu: constant '%s' is in the program's named data, which this "
-                          "program does not have",
+        return ETXNN_FAIL(Error::InvalidExternalData,
+                          "value %zu: weight '%s' is not in the program and no data file (.ptd) was given; pass "
+                          "the program's data file",
                           i, key);
       }
       Result<FreeableBuffer> buf = named_->get_data(key);
       if (!buf.ok()) {
-        return ETXNN_FAIL(buf.error() == Error::NotFound ? Error::InvalidProgram : buf.error(),
-                          "value %zu: named data '%s' not found", i, key);
+        return ETXNN_FAIL(buf.error() == Error::NotFound ? Error::InvalidExternalData : buf.error(),
+                          "value %zu: weight '%s' is neither in the program nor in the data file(s) given (a data "
+                          "file of another export?)",
+                          i, key);
       }
       if (buf->size() < nbytes) {
         return ETXNN_FAIL(Error::InvalidProgram, "value %zu: named data '%s' has %zu bytes, its dims need %" PRIu64, i,

@@ -4,8 +4,10 @@
 #include <memory>
 #include <vector>
 
+#include <executorch/runtime/core/hierarchical_allocator.h>
 #include <executorch/runtime/core/memory_allocator.h>
 #include <executorch/runtime/core/result.h>
+#include <executorch/runtime/executor/memory_manager.h>
 #include <executorch/runtime/executor/method_meta.h>
 #include <executorch/runtime/export.h>
 

@@ -1,8 +1,10 @@
 #pragma once
 #include <cstddef>
-#include <string>
-#include <vector>
 
+#include <executorch/runtime/backend/backend_execution_context.h>
+#include <executorch/runtime/backend/backend_init_context.h>
+#include <executorch/runtime/backend/backend_option_context.h>
+#include <executorch/runtime/backend/options.h>
 #include <executorch/runtime/core/array_ref.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/evalue.h>
@@ -14,7 +16,7 @@
 #include <executorch/runtime/export.h>
 
 namespace executorch {
-namespace runtime {
+namespace ET_RUNTIME_NAMESPACE {
 
 struct SizedBuffer {
   void* buffer;
@@ -29,45 +31,31 @@ struct CompileSpec {
 
 using DelegateHandle = void;
 
-// What a backend gets while a method initialises a delegate.
-class BackendInitContext {
- public:
-  BackendInitContext(MemoryAllocator* runtime_allocator, const char* method_name, const NamedDataMap* named_data_map)
-      : runtime_allocator_(runtime_allocator), method_name_(method_name), named_data_map_(named_data_map) {}
-  // May be null: this runtime keeps method metadata on the heap.
-  MemoryAllocator* get_runtime_allocator() { return runtime_allocator_; }
-  const char* get_method_name() const { return method_name_; }
-  // The program's named data (may be null when the program has none).
-  const NamedDataMap* get_named_data_map() const { return named_data_map_; }
-
- private:
-  MemoryAllocator* runtime_allocator_;
-  const char* method_name_;
-  const NamedDataMap* named_data_map_;
-};
-
-class BackendExecutionContext {
- public:
-  explicit BackendExecutionContext(const char* method_name = nullptr) : method_name_(method_name) {}
-  const char* get_method_name() const { return method_name_; }
-
- private:
-  const char* method_name_;
-};
-
-// A delegate backend. The processed blob passed to init() may be freed by the backend once it no longer needs it.
+// A delegate backend, registered under its id (e.g. "XnnpackBackend") with register_backend.
 class EXECUTORCH_API BackendInterface {
  public:
-  virtual ~BackendInterface();
-  virtual bool is_available() const = 0;
-  virtual Result<DelegateHandle*> init(BackendInitContext& context, FreeableBuffer* processed,
-                                       ArrayRef<CompileSpec> compile_specs) const = 0;
+  virtual ~BackendInterface() = 0;
+  ET_NODISCARD virtual bool is_available() const = 0;
+  // `processed` is the delegate's payload; the backend may Free() it once it no longer needs it.
+  ET_NODISCARD virtual Result<DelegateHandle*> init(BackendInitContext& context, FreeableBuffer* processed,
+                                                    ArrayRef<CompileSpec> compile_specs) const = 0;
   // args: the DelegateCall's arguments, delegate inputs first, then outputs.
-  virtual Error execute(BackendExecutionContext& context, DelegateHandle* handle, Span<EValue*> args) const = 0;
-  virtual void destroy(DelegateHandle* handle) const;
-  // Called only when is_available() is false, before the method fails: checks, without touching any device,
-  // whether the payload is one this backend could run at all, so that a program made for another runtime (or a
-  // damaged payload) is named as such even on machines where the backend is unavailable. The default accepts.
+  ET_NODISCARD virtual Error execute(BackendExecutionContext& context, DelegateHandle* handle,
+                                     Span<EValue*> args) const = 0;
+  ET_NODISCARD virtual Error set_option(ET_UNUSED BackendOptionContext& context,
+                                        const Span<BackendOption>& backend_options) {
+    (void)backend_options;
+    return Error::Ok;
+  }
+  ET_NODISCARD virtual Error get_option(ET_UNUSED BackendOptionContext& context, Span<BackendOption>& backend_options) {
+    (void)backend_options;
+    return Error::Ok;
+  }
+  virtual void destroy(ET_UNUSED DelegateHandle* handle) const {}
+  // An extension of this SDK. Called only when is_available() is false, before the method fails: checks, without
+  // touching any device, whether the payload is one this backend could run at all, so that a program made for
+  // another runtime (or a damaged payload) is named as such even on machines where the backend is unavailable.
+  // The default accepts.
   virtual Error validate(BackendInitContext& context, FreeableBuffer* processed,
                          ArrayRef<CompileSpec> compile_specs) const;
 };
@@ -82,18 +70,29 @@ constexpr size_t kMaxRegisteredBackends = 64;
 
 // Registers a backend into the process-wide registry (which lives in libexecutorch only). A name that is already
 // registered fails with RegistrationAlreadyRegistered and keeps the first one.
-EXECUTORCH_API Error register_backend(const Backend& backend);
+ET_NODISCARD EXECUTORCH_API Error register_backend(const Backend& backend);
 // The backend registered under `name`, or null.
 EXECUTORCH_API BackendInterface* get_backend_class(const char* name);
 EXECUTORCH_API size_t get_num_registered_backends();
 EXECUTORCH_API Result<const char*> get_backend_name(size_t index);
 
-}  // namespace runtime
+// Sets / reads options of a registered backend (BackendInterface::set_option / get_option). NotFound when no
+// backend `backend_name` is registered.
+EXECUTORCH_API Error set_option(const char* backend_name, const Span<BackendOption> backend_options);
+EXECUTORCH_API Error get_option(const char* backend_name, Span<BackendOption> backend_options);
+
+}  // namespace ET_RUNTIME_NAMESPACE
 }  // namespace executorch
 
 namespace torch {
 namespace executor {
-using ::executorch::runtime::BackendInterface;
-using ::executorch::runtime::register_backend;
+using ::executorch::ET_RUNTIME_NAMESPACE::Backend;
+using ::executorch::ET_RUNTIME_NAMESPACE::BackendInterface;
+using ::executorch::ET_RUNTIME_NAMESPACE::CompileSpec;
+using ::executorch::ET_RUNTIME_NAMESPACE::DelegateHandle;
+using ::executorch::ET_RUNTIME_NAMESPACE::get_backend_class;
+using ::executorch::ET_RUNTIME_NAMESPACE::register_backend;
+using ::executorch::ET_RUNTIME_NAMESPACE::SizedBuffer;
+using PyTorchBackendInterface = ::executorch::ET_RUNTIME_NAMESPACE::BackendInterface;
 }  // namespace executor
 }  // namespace torch
