@@ -31,13 +31,17 @@ namespace {
 
 void usage() {
   std::puts(
-      "usage: executorch_runner MODEL.pte [--method NAME] [--input FILE.npy]... [--output-dir DIR]\n"
-      "                         [--repeat N] [--list] [--ops] [--load-library LIB.so]... [--etdump-path FILE]\n"
+      "usage: executorch_runner MODEL.pte [--data FILE.ptd]... [--method NAME] [--input FILE.npy]...\n"
+      "                         [--output-dir DIR] [--repeat N] [--list] [--ops] [--load-library LIB.so]...\n"
+      "                         [--etdump-path FILE]\n"
       "       executorch_runner --bundled FILE.bpte [--rtol R] [--atol A] [--etdump-path FILE]\n"
       "Runs one method of an ExecuTorch program. Inputs are .npy files in the method's input order; outputs are\n"
-      "written as DIR/out<i>.npy. --list prints the program's methods with their inputs and outputs; --ops loads\n"
-      "every installed component and prints the operators and backends they register. --etdump-path writes an\n"
-      "ETDump of the runs (upstream's profiling format: one event per instruction, for the Inspector).\n"
+      "written as DIR/out<i>.npy. --data names a .ptd file holding tensors the program was exported to keep\n"
+      "outside the .pte (its weights); repeat it for several files (also spelled --data_path, as upstream's\n"
+      "executor_runner does, and --model_path MODEL.pte). --list prints the program's methods with their inputs\n"
+      "and outputs; --ops loads every installed component and prints the operators and backends they register.\n"
+      "--etdump-path writes an ETDump of the runs (upstream's profiling format: one event per instruction, for\n"
+      "the Inspector).\n"
       "--bundled runs every test case of a bundled program (.bpte) and compares the outputs with its expected\n"
       "ones (|out - expected| <= atol + rtol * |expected|; defaults rtol 1e-3, atol 1e-5), printing one row per case.\n"
       "Exit status: 0 on success, 1 on bad usage or a file that cannot be read or written, 2 on a runtime error,\n"
@@ -121,12 +125,22 @@ int run_bundled(const std::string& path, double rtol, double atol, const std::st
 int main(int argc, char** argv) {
   std::string model, method = "forward", out_dir, etdump_path, bundled;
   double rtol = 1e-3, atol = 1e-5;  // upstream's example runner uses these for bundled programs
-  std::vector<std::string> inputs, libraries;
+  std::vector<std::string> inputs, libraries, data_files;
   int repeat = 1;
   bool list = false, ops = false;
   for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
+    std::string a = argv[i];
+    std::string inline_value;  // --flag=value
+    bool has_inline_value = false;
+    if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos) {
+      inline_value = a.substr(a.find('=') + 1);
+      a = a.substr(0, a.find('='));
+      has_inline_value = true;
+    }
+    bool consumed = false;
     auto next = [&]() -> std::string {
+      consumed = true;
+      if (has_inline_value) return inline_value;
       if (i + 1 >= argc) {
         std::fprintf(stderr, "error: %s needs a value\n", a.c_str());
         std::exit(1);
@@ -138,6 +152,14 @@ int main(int argc, char** argv) {
       return 0;
     } else if (a == "--method") {
       method = next();
+    } else if (a == "--data" || a == "--data_path" || a == "--data-path") {
+      data_files.push_back(next());
+      if (data_files.back().empty()) {
+        std::fprintf(stderr, "error: %s needs a file name\n", a.c_str());
+        return 1;
+      }
+    } else if (a == "--model_path") {  // upstream's executor_runner spelling
+      model = next();
     } else if (a == "--input") {
       inputs.push_back(next());
     } else if (a == "--output-dir") {
@@ -170,6 +192,10 @@ int main(int argc, char** argv) {
     } else {
       model = a;
     }
+    if (has_inline_value && !consumed) {
+      std::fprintf(stderr, "error: %s takes no value\n", a.c_str());
+      return 1;
+    }
   }
   executorch::runtime::runtime_init();
   for (const auto& lib : libraries) {
@@ -192,6 +218,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: --bundled takes its program from the .bpte file; do not name a model too\n");
       return 1;
     }
+    if (!data_files.empty()) {
+      std::fprintf(stderr,
+                   "error: --bundled runs programs that keep their data inside the .bpte; --data does not apply\n");
+      return 1;
+    }
     return run_bundled(bundled, rtol, atol, etdump_path);
   }
   if (model.empty()) {
@@ -200,8 +231,12 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<executorch::etdump::ETDumpGen> etdump;
   if (!etdump_path.empty()) etdump = std::make_unique<executorch::etdump::ETDumpGen>();
-  Module module(model, Module::LoadMode::File, std::move(etdump));
-  if (const Error e = module.load(); e != Error::Ok) return report(e, "loading the program");
+  // Data files are opened and checked against the program by load(): a missing or corrupt file, or one given to a
+  // program that needs none, fails here; a key no file holds fails when the method loads.
+  Module module(model, data_files, Module::LoadMode::File, std::move(etdump));
+  if (const Error e = module.load(); e != Error::Ok) {
+    return report(e, data_files.empty() ? "loading the program" : "loading the program and its data files");
+  }
   if (list) {
     auto names = module.method_names();
     for (const auto& name : *names) {
