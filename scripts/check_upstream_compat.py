@@ -8,7 +8,8 @@ for upstream's imported targets: ``pip install "cmake>=3.28"``); never run by CI
 
 - the app (tests/upstream_compat/app) in both CMake styles (upstream's targets; its variable contract) on the
   custom-operator program and an XNNPACK program, with an ETDump;
-- the custom-operator library (tests/upstream_compat/custom_ops) and portable_lib_script.py with torch tensors;
+- the custom-operator library (tests/upstream_compat/custom_ops) and portable_lib_script.py with torch tensors
+  (and the .ptd fixtures of tests/fixtures/ptd);
 - with ``--sdk``: the same app against our SDK, outputs compared with upstream's;
 - with ``--torch-venv``: a virtualenv holding our wheel and torch: portable_lib_script.py in torch mode against our
   wheel (torch tensors in, torch tensors out).
@@ -87,6 +88,7 @@ def main() -> None:
                 str(src),
                 str(work / "up-ops" / "libupstream_custom_ops.so"),
                 "torch",
+                str(ROOT / "tests" / "fixtures" / "ptd"),
             ]
         )
         print("  " + out.strip().replace("\n", "\n  "))
@@ -118,6 +120,7 @@ def main() -> None:
                     str(src),
                     str(work / "our-ops" / "libupstream_custom_ops.so"),
                     "torch",
+                    str(ROOT / "tests" / "fixtures" / "ptd"),
                 ]
             )
             print("  " + out.strip().replace("\n", "\n  "))

@@ -1,7 +1,8 @@
 """Checks run INSIDE a fresh virtual environment that has only the executorch wheel (and numpy) installed.
 
 Usage: python python_checks.py FIXTURES_DIR PLUGIN_LIB CHECK...
-Runs from a temporary directory; prints one line per check and "N passed, M failed".
+Runs from a temporary directory; prints one line per check and "N passed, M failed". FIXTURES_DIR/../upstream_compat
+is a copy of tests/upstream_compat (unplanned_outputs.pte).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -100,10 +102,174 @@ def metadata() -> None:
 
     program = Runtime.get().load_program(FIXTURES / "dynamic_batch" / "portable.pte")
     meta = program.load_method("forward").metadata
-    assert meta.num_inputs() == 1 and meta.inputs[0].dtype == "float32"
+    assert meta.num_inputs() == 1 and meta.inputs[0].dtype_name == "float32" and meta.inputs[0].dtype() == 6
     assert meta.inputs[0].dynamic and meta.inputs[0].shape[0] == 8, meta
     assert meta.input_names == ["input0"] and meta.output_names == ["output0"]
     assert program.metadata("forward") == meta
+    # Upstream's accessors and strings (as upstream 1.5.1 prints them for this program).
+    info = "TensorInfo(sizes=[8, 6], dtype=Float, is_memory_planned=True, nbytes=192)"
+    assert meta.name() == "forward" and meta.input_tensor_meta(0).sizes() == (8, 6) and repr(meta.inputs[0]) == info
+    assert str(meta) == (
+        f"MethodMeta(name='forward', num_inputs=1, input_tensor_meta=['{info}'], num_outputs=1, "
+        "output_tensor_meta=['TensorInfo(sizes=[8, 5], dtype=Float, is_memory_planned=True, nbytes=160)'])"
+    ), str(meta)
+    for bad in (lambda: meta.input_tensor_meta(1), lambda: meta.output_tensor_meta(-1)):
+        try:
+            bad()
+        except IndexError:
+            pass
+        else:
+            raise AssertionError("no IndexError")
+    # Non-tensor outputs print as their kind; methods load once per name.
+    llm = Runtime.get().load_program(FIXTURES / "llm" / "kv_portable.pte")
+    assert str(llm.metadata("get_bos_id")) == (
+        "MethodMeta(name='get_bos_id', num_inputs=0, input_tensor_meta=[], num_outputs=1, output_tensor_meta=['Int'])"
+    )
+    assert llm.load_method("get_bos_id") is llm.load_method("get_bos_id")
+    assert llm.load_method("get_bos_id", fresh=True) is not llm.load_method("get_bos_id")
+
+
+def _ptd_manifest() -> list[dict[str, object]]:
+    return json.loads((FIXTURES / "ptd" / "manifest.json").read_text())["fixtures"]
+
+
+def _assert_close(got: object, ref_file: Path, atol: float, rtol: float, label: str) -> None:
+    ref = np.load(ref_file)
+    assert isinstance(got, np.ndarray) and got.dtype == ref.dtype and got.shape == ref.shape, (label, got, ref.shape)
+    err = np.abs(got.astype(np.float64) - ref) - (atol + rtol * np.abs(ref.astype(np.float64)))
+    assert float(err.max(initial=-1)) <= 0, (label, float(np.abs(got.astype(np.float64) - ref).max()))
+
+
+def _run_ptd_cases(fx: dict[str, Any], run: Callable[[list[np.ndarray]], list[Any]], label: str) -> int:
+    root = FIXTURES / "ptd"
+    count = 0
+    for n, case in enumerate(fx["methods"]["forward"]["cases"]):
+        outs = run([np.load(root / i["file"]) for i in case["inputs"]])
+        assert len(outs) == len(case["outputs"]), (label, n, len(outs))
+        for got, ref in zip(outs, case["outputs"], strict=True):
+            _assert_close(got, root / ref["file"], fx["atol"], fx["rtol"], f"{label} case {n}")
+            count += 1
+    return count
+
+
+@check
+def ptd_fixtures() -> None:
+    # Every program of tests/fixtures/ptd with its data file(s), through executorch.runtime and through upstream's
+    # portable_lib, from paths and from bytes; stateful fixtures run their cases in order on one method.
+    from executorch.extension.pybindings import portable_lib as pl
+    from executorch.runtime import Runtime
+
+    root = FIXTURES / "ptd"
+    runtime = Runtime.get()
+    count = 0
+    for fx in _ptd_manifest():
+        pte = root / fx["program"]
+        files = [root / f for f in fx["data_files"]]
+        data_path: Any = files[0] if len(files) == 1 else files
+        program = runtime.load_program(pte, data_path=data_path)
+        assert program.method_names == set(fx["program_methods"]), program.method_names
+        assert program.data_files == [str(f) for f in files], program.data_files
+        count += _run_ptd_cases(fx, program.load_method("forward").execute, f"{fx['name']} runtime")
+        in_memory = runtime.load_program(pte.read_bytes(), data_path=[f.read_bytes() for f in reversed(files)])
+        count += _run_ptd_cases(fx, in_memory.load_method("forward").execute, f"{fx['name']} bytes")
+        module = pl._load_for_executorch(str(pte), [str(f) for f in files] if len(files) > 1 else str(files[0]))
+        count += _run_ptd_cases(fx, module.forward, f"{fx['name']} portable_lib")
+        from_buffer = pl._load_for_executorch_from_buffer(pte.read_bytes(), [f.read_bytes() for f in files])
+        count += _run_ptd_cases(fx, from_buffer.forward, f"{fx['name']} portable_lib buffer")
+        method = pl._load_program(str(pte), data_path=data_path).load_method("forward")
+        count += _run_ptd_cases(fx, method.call, f"{fx['name']} _load_program")
+    assert count >= 7 * 5 * 2, count
+    # The initial value of a mutable EXTERNAL buffer comes from the data file; the method updates it in place.
+    fx = next(f for f in _ptd_manifest() if f["name"] == "mutable_external")
+    method = runtime.load_program(root / fx["program"], data_path=root / fx["data_files"][0]).load_method("forward")
+    assert "state" in [a.name for a in method.metadata.attributes], method.metadata.attributes
+    state0 = method.get_attribute("state")
+    x = np.load(root / fx["methods"]["forward"]["cases"][0]["inputs"][0]["file"])
+    method.execute([x])
+    np.testing.assert_allclose(method.get_attribute("state"), state0 * 0.5 + x, rtol=1e-6, atol=1e-6)
+
+
+def _expect(fn: Callable[[], object], kind: type[BaseException], *texts: str) -> BaseException:
+    try:
+        fn()
+    except kind as e:
+        assert all(t in str(e) for t in texts), (texts, str(e))
+        return e
+    raise AssertionError(f"no {kind.__name__} for {texts}")
+
+
+@check
+def ptd_errors() -> None:
+    # Each mistake with data files raises, naming the file (and the key), through both APIs.
+    from executorch.extension.pybindings import portable_lib as pl
+    from executorch.runtime import ExecuTorchError, Runtime
+
+    root = FIXTURES / "ptd"
+    rt = Runtime.get()
+    mlp, mlp_ptd = root / "portable_mlp" / "model.pte", root / "portable_mlp" / "model.ptd"
+    tmp = Path("ptd_errors")
+    tmp.mkdir(exist_ok=True)
+    truncated = tmp / "truncated.ptd"
+    truncated.write_bytes(mlp_ptd.read_bytes()[:200])
+    e = _expect(
+        lambda: rt.load_program(mlp, data_path="/nonexistent/model.ptd"), ExecuTorchError, "/nonexistent/model.ptd"
+    )
+    assert e.code == 0x22, e  # AccessFailed
+    e = _expect(lambda: rt.load_program(mlp, data_path=truncated), ExecuTorchError, str(truncated), "not a valid .ptd")
+    assert e.code == 0x24, e  # InvalidExternalData
+    _expect(lambda: rt.load_program(mlp, data_path=b"invalid bytes"), ExecuTorchError, "data buffer 0")
+    # The data file of another program: the key the method needs is named.
+    other = rt.load_program(mlp, data_path=root / "two_files" / "head.ptd")
+    _expect(lambda: other.load_method("forward"), ExecuTorchError, "conv.weight", "head.ptd")
+    # One of two files: the key in the other one is named.
+    two = root / "two_files"
+    one = rt.load_program(two / "model.pte", data_path=[two / "encoder.ptd"])
+    _expect(lambda: one.load_method("forward"), ExecuTorchError, "head.weight", "encoder.ptd")
+    # Two files holding the same keys.
+    _expect(lambda: rt.load_program(mlp, data_path=[mlp_ptd, mlp_ptd]), ExecuTorchError, str(mlp_ptd))
+    # A data file given to a program that needs none.
+    plain = FIXTURES / "mlp" / "portable.pte"
+    _expect(lambda: rt.load_program(plain, data_path=mlp_ptd), ValueError, str(mlp_ptd), "needs no data file")
+    _expect(lambda: pl._load_for_executorch(str(plain), str(mlp_ptd)).forward(()), ValueError, "needs no data file")
+    # A program that needs its data file, loaded without it: the method names what is missing and what to pass.
+    for name in ("portable_mlp", "xnnpack_cnn", "xnnpack_q8", "llm", "two_files", "mutable_external"):
+        program = rt.load_program(root / name / "model.pte")
+        _expect(lambda p=program: p.load_method("forward"), ExecuTorchError, "data_path=")
+    x = np.load(root / "portable_mlp" / "forward_case0_in0.npy")
+    _expect(lambda: pl._load_for_executorch(str(mlp)).forward((x,)), RuntimeError, "data_path=")
+    # portable_lib, as upstream: paths that cannot be opened fail at load; contents fail when first used.
+    _expect(lambda: pl._load_for_executorch(str(mlp), "/nonexistent/model.ptd"), RuntimeError, "/nonexistent")
+    _expect(lambda: pl._load_for_executorch("/nonexistent/model.pte"), RuntimeError, "/nonexistent/model.pte")
+    lazy = pl._load_for_executorch_from_buffer(mlp.read_bytes(), b"invalid bytes")
+    _expect(lambda: lazy.forward((x,)), RuntimeError, "not a valid .ptd")
+    _expect(lambda: pl._load_program(str(mlp), data_path=str(truncated)), RuntimeError, "truncated.ptd")
+
+
+@check
+def unplanned_outputs() -> None:
+    # Outputs a program does not memory plan (exported with MemoryPlanningPass(alloc_graph_output=False)) get
+    # storage from the bindings, in both APIs; every run returns fresh copies.
+    from executorch.extension.pybindings import portable_lib as pl
+    from executorch.runtime import Runtime
+
+    compat = FIXTURES.parent / "upstream_compat"  # tests/upstream_compat (the test copies it beside)
+    pte = compat / "unplanned_outputs.pte"
+    inputs = [np.load(compat / f"unplanned_outputs_in{i}.npy") for i in range(2)]
+    refs = [np.load(compat / f"unplanned_outputs_out{i}.npy") for i in range(2)]
+    method = Runtime.get().load_program(pte).load_method("forward")
+    meta = method.metadata
+    assert [meta.output_tensor_meta(i).is_memory_planned() for i in range(2)] == [False, False], meta
+    first = method.execute(inputs)
+    second = method.execute([inputs[0] * 2, inputs[1]])
+    for got, ref in zip(first, refs, strict=True):
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    assert not np.allclose(first[1], second[1])
+    for outs in (
+        pl._load_for_executorch(str(pte)).forward(tuple(inputs)),
+        pl._load_program(str(pte)).load_method("forward")(inputs),
+    ):
+        for got, ref in zip(outs, refs, strict=True):
+            np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
 
 
 @check

@@ -24,6 +24,7 @@ import tomllib
 import yaml
 
 from et_common import FIXTURES, REPO, conda_channel, wheel_file
+from test_api import APP_PROGRAMS, build_api_tests, run_api_test
 
 sys.path.insert(0, str(REPO / "scripts"))
 import build_conda
@@ -307,6 +308,10 @@ def test_full_prefix_builds_and_runs_and_moves(channel: Path, stub_channel: Path
     assert set(installed) == META_OUTPUTS | {META, "python", "numpy", "python-flatbuffers"}, installed
     check_app(prefix, tmp_path / "before")
     python_check(prefix, tmp_path)
+    # The application-level API tests (tests/api) against the conda prefix.
+    build = build_api_tests(prefix, tmp_path / "api", APP_PROGRAMS)
+    for name in APP_PROGRAMS:
+        run_api_test(build, name, quiet())
     moved = tmp_path / "moved prefix" / "env with space"
     moved.parent.mkdir()
     shutil.move(str(prefix), str(moved))

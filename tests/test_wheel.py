@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from et_common import FIXTURES, REPO, wheel_file
+from test_api import APP_PROGRAMS, build_api_tests, run_api_test
 
 sys.path.insert(0, str(REPO / "scripts"))
 import build_conda
@@ -88,6 +89,8 @@ def python_checks(venv: Path, plugin: Path, tmp_path: Path, *checks: str, **env:
     fixtures = tmp_path / "fixtures"
     if not fixtures.exists():
         shutil.copytree(FIXTURES, fixtures)
+    if not (tmp_path / "upstream_compat").exists():  # unplanned_outputs.pte and its references
+        shutil.copytree(REPO / "tests" / "upstream_compat", tmp_path / "upstream_compat")
     full_env = dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal", **env)
     full_env.pop("PYTHONPATH", None)
     proc = run(
@@ -118,6 +121,12 @@ def test_python_runs_every_portable_fixture(venv: Path, plugin: Path, tmp_path: 
         "metadata",
         "inputs_from_dlpack_and_buffers",
     )
+
+
+def test_python_data_files_and_unplanned_outputs(venv: Path, plugin: Path, tmp_path: Path) -> None:
+    """Every tests/fixtures/ptd program with its .ptd file(s) through executorch.runtime and portable_lib (paths,
+    bytes, several files), the errors data files can cause, and outputs without memory planning."""
+    python_checks(venv, plugin, tmp_path, "ptd_fixtures", "ptd_errors", "unplanned_outputs")
 
 
 def test_python_errors(venv: Path, plugin: Path, tmp_path: Path) -> None:
@@ -212,6 +221,14 @@ def cmake_versions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return found
 
 
+def test_api_programs_against_wheel(venv: Path, tmp_path: Path) -> None:
+    # The application-level API tests (tests/api: every call of upstream's executor_runner, data files, Module,
+    # TensorPtr) built with the wheel's CMake package and run on its libraries.
+    build = build_api_tests(Path(py(venv, "-m", "executorch", "--cmake-dir")), tmp_path, APP_PROGRAMS)
+    for name in APP_PROGRAMS:
+        run_api_test(build, name)
+
+
 @pytest.mark.parametrize("cmake", ["system", "3.24", "4.x"])
 def test_cpp_example_against_wheel(venv: Path, cmake_versions: dict[str, str], cmake: str, tmp_path: Path) -> None:
     prefix = py(venv, "-m", "executorch", "--cmake-dir")
@@ -239,10 +256,11 @@ def test_relocated_venv(venv: Path, plugin: Path, tmp_path: Path) -> None:
 
 
 def test_upstream_portable_lib_script(venv: Path, tmp_path: Path) -> None:
-    """tests/upstream_compat/portable_lib_script.py, written against upstream's portable_lib (and run unchanged
-    against upstream's wheel by scripts/check_upstream_compat.py), with numpy arrays: a custom-operator library built
-    from the wheel's share/cmake (where upstream's wheel keeps its config) registers into the Python runtime's
-    registry; bfloat16 (ml_dtypes) and float16 programs run."""
+    """tests/upstream_compat/portable_lib_script.py, written against upstream's portable_lib and executorch.runtime
+    (and run unchanged against upstream's wheel by scripts/check_upstream_compat.py), with numpy arrays: a
+    custom-operator library built from the wheel's share/cmake (where upstream's wheel keeps its config) registers
+    into the Python runtime's registry; bfloat16 (ml_dtypes) and float16 programs run; outputs without memory
+    planning; upstream's metadata strings, registries and errors; the tests/fixtures/ptd programs with their data."""
     subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "ml_dtypes"], check=True)
     src = tmp_path / "compat"
     shutil.copytree(REPO / "tests" / "upstream_compat", src)
@@ -253,8 +271,11 @@ def test_upstream_portable_lib_script(venv: Path, tmp_path: Path) -> None:
     lib = tmp_path / "b" / "libupstream_custom_ops.so"
     env = dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal")
     env.pop("PYTHONPATH", None)
-    out = py(venv, str(src / "portable_lib_script.py"), str(src), str(lib), "numpy", env=env, cwd=tmp_path)
+    script = [str(src / "portable_lib_script.py"), str(src), str(lib), "numpy", str(FIXTURES / "ptd")]
+    out = py(venv, *script, env=env, cwd=tmp_path)
     assert out.splitlines()[-1] == "all passed", out
+    for line in ("ok unplanned_outputs by parts", "ok upstream API", "ok ptd llm", "ok ptd mutable_external"):
+        assert line in out.splitlines(), out
 
 
 def test_bfloat16_without_ml_dtypes_names_the_package(venv: Path, tmp_path: Path) -> None:

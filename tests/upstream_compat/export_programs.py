@@ -8,7 +8,11 @@ Run with the fixture export environment (upstream ExecuTorch 1.5.1, see tests/fi
 - ``custom_ops.pte``: calls the custom operators of ``custom_ops/ops.cpp`` (defined here with ``torch.library``,
   functional form plus the out variant ExecuTorch needs), with their eager references;
 - ``sdpa_bf16.pte``: scaled dot-product attention in bfloat16 (portable kernels);
-- ``mlp_fp16.pte``: a two-layer MLP in float16 (portable kernels).
+- ``mlp_fp16.pte``: a two-layer MLP in float16 (portable kernels);
+- ``unplanned_outputs.pte``: two outputs that are not memory planned
+  (``MemoryPlanningPass(alloc_graph_output=False)``): the caller provides their storage, as upstream's pybindings do;
+- ``scalar_inputs.pte``: a tensor, a float, an int and a bool input (the scalars are fixed at export; the program
+  keeps them as Double / Int / Bool inputs).
 
 Inputs and eager-PyTorch references are written beside them as ``<name>_in<i>.npy`` / ``<name>_out<i>.npy``;
 bfloat16 tensors are stored as float32 holding exactly the bfloat16 values (numpy has no bfloat16). Every program
@@ -21,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from executorch.exir import EdgeCompileConfig, to_edge
+from executorch.exir import EdgeCompileConfig, ExecutorchBackendConfig, to_edge
+from executorch.exir.passes import MemoryPlanningPass
 from torch.library import Library, impl
 
 from executorch.runtime import Runtime
@@ -111,16 +116,38 @@ class Mlp(torch.nn.Module):
         return self.fc2(torch.nn.functional.gelu(self.fc1(x)))
 
 
-def as_numpy(t: torch.Tensor) -> np.ndarray:
+class TwoOutputs(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 3)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.fc(x) + y, torch.relu(x).sum(dim=-1)
+
+
+class ScalarInputs(torch.nn.Module):
+    def forward(self, x: torch.Tensor, alpha: float, n: int, flag: bool) -> torch.Tensor:
+        y = x * alpha + n
+        return torch.relu(y) if flag else y
+
+
+def as_numpy(t: torch.Tensor | float | int | bool) -> np.ndarray:
+    if not isinstance(t, torch.Tensor):
+        return np.array(t)
     return (t.float() if t.dtype == torch.bfloat16 else t).detach().numpy()
 
 
-def export(name: str, model: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> None:
+def export(
+    name: str,
+    model: torch.nn.Module,
+    inputs: tuple[torch.Tensor | float | int | bool, ...],
+    config: ExecutorchBackendConfig | None = None,
+) -> None:
     with torch.no_grad():
         ref = model(*inputs)
     refs = ref if isinstance(ref, tuple) else (ref,)
     edge = to_edge(torch.export.export(model, inputs), compile_config=EdgeCompileConfig(_check_ir_validity=False))
-    program = edge.to_executorch()
+    program = edge.to_executorch(config)
     path = HERE / f"{name}.pte"
     path.write_bytes(program.buffer)
     for i, t in enumerate(inputs):
@@ -132,6 +159,9 @@ def export(name: str, model: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) 
         got = method.execute(list(inputs))
         for g, r in zip(got, refs, strict=True):
             torch.testing.assert_close(g.float(), r.float(), atol=2e-2, rtol=2e-2)
+        if config is not None:  # unplanned_outputs: upstream reports its outputs as not memory planned
+            meta = method.metadata
+            assert not any(meta.output_tensor_meta(i).is_memory_planned() for i in range(meta.num_outputs())), meta
     ops = sorted(
         op.name + ("." + op.overload if op.overload else "")
         for plan in program.executorch_program.execution_plan
@@ -147,6 +177,9 @@ def main() -> None:
     export("sdpa_bf16", Sdpa().eval(), (q, k, v))
     mlp = Mlp().eval().to(torch.float16)
     export("mlp_fp16", mlp, (torch.randn(3, 16).to(torch.float16),))
+    unplanned = ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass(alloc_graph_output=False))
+    export("unplanned_outputs", TwoOutputs().eval(), (torch.randn(2, 4), torch.randn(2, 3)), unplanned)
+    export("scalar_inputs", ScalarInputs().eval(), (torch.randn(2, 3), 0.5, 3, True))
 
 
 if __name__ == "__main__":
