@@ -436,7 +436,9 @@ void qb4_gemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_o
     for (int64_t g = 0; g < G; ++g) {
       int32_t sum = 0;
       for (int64_t k = g * B.group; k < (g + 1) * B.group; ++k) {
-        const auto v = static_cast<int32_t>(A[i * rsa + k] + ro);
+        // In [0, 255] for finite rows; NaN / inf inputs (a damaged program) must not make the cast undefined.
+        const float f = A[i * rsa + k] + ro;
+        const auto v = static_cast<int32_t>(f >= 0.f ? (f <= 255.f ? f : 255.f) : 0.f);
         u[static_cast<size_t>(i * K + k)] = static_cast<uint8_t>(v);
         sum += v;
       }
