@@ -126,8 +126,8 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 # ---- the wheels: the SDK components staged from $build, only executorch._C compiled per CPython (scikit-build-core,
 # EXECUTORCH_PYTHON_ONLY, build/pywheel/<arch>/cp3XX; logs beside them), each retagged with its manylinux tag
 pythons=$(.venv/bin/python -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
-# The matrix: every CPython of build_wheels.PYTHONS with an interpreter here (pyenv, python3.X on PATH); a missing one
-# is a note (a failure under CI=true, where the whole matrix must be built).
+# The matrix: every CPython of et_packaging.model.PYTHONS with an interpreter here (pyenv, python3.X on PATH); a
+# missing one is a note (a failure under CI=true, where the whole matrix must be built).
 mkdir -p build
 if [ "$host_only" != 1 ]; then
   pythons=$(.venv/bin/python scripts/build_wheels.py matrix --found 2>build/wheel-matrix.note) ||

@@ -13,7 +13,7 @@ Artifacts and their checks:
   cuda wheel   (executorch_cuda-*.whl, with --cuda) the same but the registry owners (its library defines none:
                the channel's check covers it), and the manylinux tag auditwheel gives it with cudart, cuBLAS and
                the executorch wheel's libraries excluded (nothing would be vendored), equal to its file name's
-  each .conda  the same on its payload (build_conda.read_package: info/paths.json hashes, no prefix rewriting),
+  each .conda  the same on its payload (conda.read_package: info/paths.json hashes, no prefix rewriting),
                and one owner per registry across all packages of one platform (linux-64, linux-aarch64)
   device code  every libexecutorch_cuda (SDK, cuda wheel, executorch-cuda package): SASS/PTX of its fatbinary
                against components.toml's cuda_architectures (scripts/check_cuda_device_code.py, cross-checked
@@ -30,6 +30,7 @@ import hashlib
 import io
 import json
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -37,17 +38,14 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import build_conda
-import build_wheels
 import check_artifacts
+from et_packaging import conda, wheels
+from et_packaging.model import REPO, claim_text, cp_tag, host_python, load_manifest
+from et_packaging.reproducible import source_date_epoch
 
-REPO = build_conda.REPO
-MANIFEST = build_conda.load_manifest()
+MANIFEST = load_manifest()
 CUDA = next((c for c in MANIFEST["components"].values() if "cuda_architectures" in c), None)
 CLAIM = CUDA["cuda_architectures"] if CUDA else None
-# Libraries the executorch-cuda wheel needs but must not vendor: from the NVIDIA wheels and the executorch wheel.
-CUDA_WHEEL_EXTERNAL = frozenset(build_wheels.CUDA_WHEEL_EXTERNAL)
 DEVICE_CODE: list[str] = []  # summary lines of every device-code check, for the report's device-code row
 
 
@@ -99,7 +97,7 @@ def check_record(root: Path, names: list[str], record: str, report: check_artifa
 def cuda_wheel_tag(wheel: Path) -> tuple[str | None, list[str]]:
     """auditwheel's platform tag for the cuda wheel with its external CUDA/executorch libraries excluded, and the
     libraries `auditwheel repair` would still vendor (must be none)."""
-    return build_wheels.wheel_platform(wheel, CUDA_WHEEL_EXTERNAL)
+    return wheels.wheel_platform(wheel, frozenset(wheels.CUDA_WHEEL_EXTERNAL))
 
 
 def wheel_tags(wheel: Path, names: list[str], report: check_artifacts.Report) -> tuple[str, str]:
@@ -159,7 +157,7 @@ def check_channel(channel: Path, forbidden: list[str]) -> list[dict]:
         unions: dict[str, Path] = {}  # per platform subdir: an install of every package of that platform
         for i, pkg in enumerate(packages):
             dest = Path(tmp) / str(i)
-            info = build_conda.read_package(pkg, dest, forbidden)
+            info = conda.read_package(pkg, dest, forbidden)
             report = check_artifacts.Report()
             report.add("package")  # paths.json hashes, build paths, prefix placeholders, DT_RUNPATH, SONAMEs
             for p in info.problems:
@@ -211,22 +209,22 @@ def main() -> int:
     args = ap.parse_args()
     forbidden = [str(REPO), str(Path.home()), *map(os.path.abspath, args.forbid)]
     rows = [check_sdk(args.prefix.resolve(), forbidden)]
-    rows[0]["tag"] = f"{build_wheels.platform.machine()} prefix"
+    rows[0]["tag"] = f"{platform.machine()} prefix"
     for cross in args.cross_prefix:  # ARCH=DIR: the SDK prefix of a cross build (aarch64)
         arch, _, path = cross.partition("=")
         rows.append(check_sdk(Path(path).resolve(), forbidden) | {"tag": f"{arch} prefix"})
-    pythons = args.python or [build_wheels.host_python()]
-    arches = args.arch or [build_wheels.platform.machine()]
-    wanted = [(f"executorch-*-{t}-{t}-*_{a}.whl", 1, False) for a in arches for t in map(build_wheels.cp_tag, pythons)]
+    pythons = args.python or [host_python()]
+    arches = args.arch or [platform.machine()]
+    wanted = [(f"executorch-*-{t}-{t}-*_{a}.whl", 1, False) for a in arches for t in map(cp_tag, pythons)]
     for pattern, want, cuda in (*wanted, ("executorch_cuda-*.whl", int(args.cuda), True)):
-        wheels = sorted(args.wheel_dir.glob(pattern))
-        if len(wheels) != want:
+        found = sorted(args.wheel_dir.glob(pattern))
+        if len(found) != want:
             report = check_artifacts.Report()
-            report.add("wheel", f"expected {want} {pattern} in {args.wheel_dir}, found {[w.name for w in wheels]}")
+            report.add("wheel", f"expected {want} {pattern} in {args.wheel_dir}, found {[w.name for w in found]}")
             rows.append({"artifact": f"{args.wheel_dir.name}/{pattern}", "kind": "wheel", "path": str(args.wheel_dir),
                          "size": 0, "sha256": None, "checks": report.checks, "ok": False})  # fmt: skip
-        elif wheels:
-            rows.append(check_wheel(wheels[0], forbidden, cuda=cuda))
+        elif found:
+            rows.append(check_wheel(found[0], forbidden, cuda=cuda))
     expected = {w for pattern, _, _ in wanted for w in args.wheel_dir.glob(pattern)}
     others = sorted(set(args.wheel_dir.glob("*.whl")) - expected)
     others = [w.name for w in others if not w.name.startswith("executorch_cuda-")]
@@ -246,7 +244,7 @@ def main() -> int:
         for r in found:
             for p in r["checks"]["device-code"]:
                 report.add("device-code", f"{r['artifact']}: {p}")
-        claim = build_conda.claim_text(CUDA) if CUDA else "-"
+        claim = claim_text(CUDA) if CUDA else "-"
         rows.append(
             {
                 "artifact": "cuda device code",
@@ -267,7 +265,7 @@ def main() -> int:
     data = {
         "ok": ok,
         "commit": commit.strip() or None,
-        "source_date_epoch": build_conda.source_date_epoch(),
+        "source_date_epoch": source_date_epoch(),
         "timings_s": timings,
         "artifacts": rows,
     }

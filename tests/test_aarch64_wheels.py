@@ -6,7 +6,7 @@ aarch64 numpy and flatbuffers wheels that scripts/setup.sh downloaded, nothing e
 checkout and runs tests/python_checks.py under QEMU with Debian's arm64 CPython 3.11 (its interpreter, standard
 library, libc and libstdc++ unpacked by scripts/setup.sh into the sysroot build/aarch64-python/root that QEMU runs
 it in): every portable fixture, every quantized program, metadata and errors. The extension of every version is
-compiled against a pyconfig.h derived from the x86_64 one (build_wheels.AARCH64_PYCONFIG); the derivation is
+compiled against a pyconfig.h derived from the x86_64 one (et_packaging.cross.AARCH64_PYCONFIG); the derivation is
 checked here against Debian's own amd64 / arm64 pair of CPython 3.11.
 """
 
@@ -25,7 +25,7 @@ import pytest
 from et_common import FIXTURES, REPO, missing_build
 
 sys.path.insert(0, str(REPO / "scripts"))
-import build_wheels
+from et_packaging import cross, model
 
 WHEELS = Path(os.environ.get("ET_WHEEL_DIR", REPO / "dist" / "wheels"))
 A64_PYTHON = REPO / "build" / "aarch64-python"
@@ -46,7 +46,7 @@ def qemu_python() -> list[str]:
 
 
 def aarch64_wheel(version: str) -> Path:
-    tag = build_wheels.cp_tag(version)
+    tag = model.cp_tag(version)
     found = sorted(WHEELS.glob(f"executorch-*-{tag}-{tag}-manylinux_*_aarch64.whl"))
     if not found:
         missing_build(f"the {tag} aarch64 wheel in {WHEELS}", "bash scripts/build_sdk.sh")
@@ -60,13 +60,13 @@ def test_pyconfig_derivation_matches_debian() -> None:
             missing_build(f"{path} (Debian's libpython3.11-dev, and :arm64 unpacked)", "bash scripts/setup.sh")
     x86, arm = (DEBIAN_PYCONFIG[a].read_text() for a in ("x86_64", "aarch64"))
     assert x86 != arm
-    assert build_wheels.cross_pyconfig(x86) == arm
+    assert cross.cross_pyconfig(x86) == arm
 
 
-@pytest.mark.parametrize("version", build_wheels.PYTHONS)
+@pytest.mark.parametrize("version", model.PYTHONS)
 def test_wheel_is_aarch64(version: str, tmp_path: Path) -> None:
     wheel = aarch64_wheel(version)
-    tag = build_wheels.cp_tag(version)
+    tag = model.cp_tag(version)
     with zipfile.ZipFile(wheel) as z:
         z.extractall(tmp_path)
         wheel_meta = next(n for n in z.namelist() if n.endswith(".dist-info/WHEEL"))

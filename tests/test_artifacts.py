@@ -12,8 +12,8 @@ import pytest
 from et_common import BUILD_SDK, REPO, missing_build
 
 sys.path.insert(0, str(REPO / "scripts"))
-import build_conda
 import check_artifacts
+from et_packaging import cuda, model
 
 
 def test_sdk_layout(sdk: Path) -> None:
@@ -63,7 +63,7 @@ def test_only_exported_api_symbols(sdk: Path) -> None:
     # Every other kernel component (components.toml: operator_namespaces) exports its descriptor and nothing else;
     # the LLM component also its C++ text runner API (namespace executorch::extension::llm).
     api = {"llm": "executorch::extension::llm::"}
-    for name, comp in build_conda.built_components(build_conda.load_manifest()).items():
+    for name, comp in model.built_components(model.load_manifest()).items():
         if "operator_namespaces" not in comp or name == "kernels":
             continue
         (lib,) = (sdk / "lib").glob(f"libexecutorch_{name}.so.*")
@@ -81,7 +81,7 @@ def test_cuda_library_in_sdk(sdk: Path) -> None:
     # the claimed architectures installed beside it, and it defines none of the registries.
     libs = list((sdk / "lib").glob("libexecutorch_cuda.so.*"))
     if not libs:
-        missing = build_conda.cuda_toolchain_missing()
+        missing = cuda.cuda_toolchain_missing()
         if missing is not None:
             pytest.skip(f"the CUDA delegate is not built here: {missing}")
         missing_build(f"{sdk / 'lib'}/libexecutorch_cuda.so.*", BUILD_SDK)
@@ -114,8 +114,8 @@ def _strings(p: Any) -> list[str]:
 def test_component_descriptors_match_the_manifest(sdk: Path) -> None:
     # Every component library describes itself (executorch_component()); the runtime's catalog comes from
     # components.toml, so the two must agree: name, package, release, operator namespaces and backends.
-    manifest = build_conda.load_manifest()
-    version = build_conda.project_version()
+    manifest = model.load_manifest()
+    version = model.project_version()
     seen = []
     for name, comp in manifest["components"].items():
         if comp.get("status") != "built" or not ("operator_namespaces" in comp or "backends" in comp):

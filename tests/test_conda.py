@@ -27,17 +27,18 @@ from et_common import FIXTURES, REPO, conda_channel, wheel_file
 from test_api import APP_PROGRAMS, build_api_tests, run_api_test
 
 sys.path.insert(0, str(REPO / "scripts"))
-import build_conda
+import check_artifacts
+from et_packaging import conda, cuda, model, recipe
 
 TOOL = REPO / "tests" / "conda" / "rattler_tool.py"
-MANIFEST = build_conda.load_manifest()
-VERSION = build_conda.project_version()
+MANIFEST = model.load_manifest()
+VERSION = model.project_version()
 PY_VER = f"{sys.version_info[0]}.{sys.version_info[1]}"
 # Optional components (cuda) are in the channel when scripts/build_sdk.sh could build them here.
-CUDA_MISSING = build_conda.cuda_toolchain_missing()
+CUDA_MISSING = cuda.cuda_toolchain_missing()
 BUILT = {
     name: c
-    for name, c in build_conda.built_components(MANIFEST).items()
+    for name, c in model.built_components(MANIFEST).items()
     if not (c.get("optional") and "cuda_architectures" in c and CUDA_MISSING)
 }
 OUTPUTS = {c["conda"]: name for name, c in BUILT.items()}  # conda output -> component
@@ -146,7 +147,7 @@ def check_app(prefix: Path, work: Path) -> None:
 
 def test_pyproject_components_equal_manifest() -> None:
     pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
-    assert pyproject["tool"]["scikit-build"]["install"]["components"] == build_conda.wheel_components(MANIFEST)
+    assert pyproject["tool"]["scikit-build"]["install"]["components"] == model.wheel_components(MANIFEST)
 
 
 def test_manifest_is_consistent() -> None:
@@ -157,7 +158,7 @@ def test_manifest_is_consistent() -> None:
         assert set(comp["depends"]) <= names - {name}, name
         if comp["status"] == "built":
             assert all(BUILT.get(d) for d in comp["depends"]), f"{name} depends on a component that is not built"
-        assert build_conda.glob_regex(comp["library"].replace("{prefix}", "").lstrip("/")), name
+        assert model.glob_regex(comp["library"].replace("{prefix}", "").lstrip("/")), name
     cmake_dirs = [p for p in (REPO / "cpp").iterdir() if (p / "CMakeLists.txt").is_file()]
     cmake_components = set()
     for d in cmake_dirs:
@@ -166,19 +167,19 @@ def test_manifest_is_consistent() -> None:
         cmake_components |= set(re.findall(r"COMPONENT (\w+)", text))
         cmake_components |= set(re.findall(r"executorch_add_component\(NAME (\w+)", text))
     cmake_components |= set(re.findall(r"COMPONENT (\w+)", (REPO / "cmake" / "CMakeLists.txt").read_text()))
-    built = build_conda.built_components(MANIFEST).values()
+    built = model.built_components(MANIFEST).values()
     assert cmake_components - {"devlinks"} == {c["cmake_component"] for c in built}
 
 
 def test_recipe_is_generated_from_manifest() -> None:
-    expected = build_conda.render_recipe(MANIFEST, VERSION)
+    expected = recipe.render_recipe(MANIFEST, VERSION)
     assert (REPO / "recipe" / "recipe.yaml").read_text() == expected, "run scripts/build_conda.py --write-recipe"
 
 
 def test_recipe_reads_back_as_its_data() -> None:
     # PyYAML's quoting keeps rattler-build's ${{ ... }} expressions and if/then/else items as they were written.
     text = (REPO / "recipe" / "recipe.yaml").read_text()
-    data = build_conda.recipe_data(MANIFEST, VERSION)
+    data = recipe.recipe_data(MANIFEST, VERSION)
     assert yaml.safe_load(text) == data
     assert yaml.safe_load(text)["context"]["version"] == VERSION  # a string, whatever the version looks like
     assert '${{ pin_subpackage("executorch-runtime", exact=true) }}' in text
@@ -212,7 +213,7 @@ def test_recipe_tests_per_output(offline: bool) -> None:
     proc = run([sys.executable, "-c", RENDER, str(REPO / "recipe" / "recipe.yaml")], env=env, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rendered = json.loads(proc.stdout.strip().splitlines()[-1])
-    tests = build_conda.output_tests(MANIFEST, VERSION)
+    tests = recipe.output_tests(MANIFEST, VERSION)
     assert set(rendered) == set(tests)
     for output, t in tests.items():
         expected = t.offline + ([] if offline else t.online)
@@ -227,7 +228,7 @@ def test_recipe_tests_per_output(offline: bool) -> None:
 def test_wheel_matches_manifest() -> None:
     names = [n for n in zipfile.ZipFile(wheel_file()).namelist() if not n.endswith("/")]
     expected = [n for n, c in BUILT.items() if c["wheel"] == "executorch"]
-    result = build_conda.classify(names, MANIFEST, "wheel", expected)
+    result = model.classify(names, MANIFEST, "wheel", expected)
     assert not result.problems(), result.problems()
     # Planned components (xnnpack, cuda) are not in the wheel yet; devlinks never are (wheels hold no symlinks).
     assert set(result.owner.values()) == set(expected)
@@ -247,7 +248,7 @@ def test_channel_has_one_package_per_built_component(packages: dict[str, Path]) 
 @pytest.mark.parametrize("output", [*OUTPUTS, META])
 def test_package_contents(packages: dict[str, Path], output: str, tmp_path: Path) -> None:
     forbidden = [str(REPO), str(Path.home()), "/executorch-conda-placeholder"]
-    info = build_conda.read_package(packages[output], tmp_path / "x", forbidden)
+    info = conda.read_package(packages[output], tmp_path / "x", forbidden)
     assert not info.problems, info.problems  # hashes vs info/paths.json, no build paths, RUNPATH/SONAME rules
     assert info.version == VERSION
     index = json.loads((tmp_path / "x" / "info" / "index.json").read_text())
@@ -258,12 +259,12 @@ def test_package_contents(packages: dict[str, Path], output: str, tmp_path: Path
         assert {n: d.split()[1] for n, d in by_name.items()} == {o: f"=={VERSION}" for o in META_OUTPUTS}
     # The recipe's tests travel in the package (info/tests/tests.yaml; package_contents ran while packaging).
     embedded = yaml.safe_load((tmp_path / "x" / "info" / "tests" / "tests.yaml").read_text()) or []
-    expected = build_conda.output_tests(MANIFEST, VERSION)[output].offline
+    expected = recipe.output_tests(MANIFEST, VERSION)[output].offline
     assert [next(iter(t)) for t in embedded] == [k for k in expected if k != "package_contents"], embedded
     if output == META:
         return
     comp = OUTPUTS[output]
-    result = build_conda.classify(info.files, MANIFEST, "conda", [comp], py_ver=PY_VER, with_devlinks=True)
+    result = model.classify(info.files, MANIFEST, "conda", [comp], py_ver=PY_VER, with_devlinks=True)
     assert not result.problems(), result.problems()
     for dep in MANIFEST["components"][comp]["depends"]:  # siblings pinned exactly (name ==version build)
         exact = [d for d in info.depends if d.startswith(f"{BUILT[dep]['conda']} ==")]
@@ -277,16 +278,16 @@ def test_package_contents(packages: dict[str, Path], output: str, tmp_path: Path
         assert f"python {PY_VER}.*" in info.depends and not info.run_exports
         assert any(d.startswith("python-flatbuffers") for d in info.depends), info.depends
         (ext,) = [f for f in info.files if "/_C." in f]
-        dyn = build_conda.check_artifacts.dynamic_entries(tmp_path / "x" / ext)
+        dyn = check_artifacts.dynamic_entries(tmp_path / "x" / ext)
         assert dyn["RUNPATH"] == ["$ORIGIN/../../.."], dyn  # site-packages/executorch -> <prefix>/lib
     else:
         # 0.x: SONAME lib<name>.so.0.1 <-> run_exports >=0.1.0,<0.2.0a0
         major, minor = VERSION.split(".")[:2]
         assert info.run_exports == {"weak": [f"{output} >={VERSION},<{major}.{int(minor) + 1}.0a0"]}
-        library = build_conda.glob_regex(build_conda.expand(BUILT[comp]["library"], "conda"))
+        library = model.glob_regex(model.expand(BUILT[comp]["library"], "conda"))
         (lib,) = [f for f in info.files if library.match(f)]
         assert Path(lib).name.endswith(f".so.{major}.{minor}")
-        devlink = tmp_path / "x" / build_conda.expand(BUILT[comp]["devlink"], "conda")
+        devlink = tmp_path / "x" / model.expand(BUILT[comp]["devlink"], "conda")
         assert devlink.is_symlink() and os.readlink(devlink) == Path(lib).name
 
 
@@ -352,9 +353,9 @@ def python_check(prefix: Path, tmp: Path) -> None:
 def test_downstream_recipe_gets_pinned_run_dependency(channel: Path, tmp_path: Path) -> None:
     out = tmp_path / "downstream channel"
     env = dict(os.environ, EXECUTORCH_CONDA_OFFLINE="1", RATTLER_CACHE_DIR=str(tmp_path / "cache"))
-    recipe = REPO / "tests" / "conda" / "downstream" / "recipe.yaml"
-    (pkg,) = json.loads(tool("build", str(recipe), str(out), str(channel), env=env))
-    info = build_conda.read_package(Path(pkg), tmp_path / "x", [str(REPO)])
+    downstream = REPO / "tests" / "conda" / "downstream" / "recipe.yaml"
+    (pkg,) = json.loads(tool("build", str(downstream), str(out), str(channel), env=env))
+    info = conda.read_package(Path(pkg), tmp_path / "x", [str(REPO)])
     major, minor = VERSION.split(".")[:2]
     # executorch-runtime was only a host requirement: the run dependency comes from its run_exports.
     assert info.depends == [f"executorch-runtime >={VERSION},<{major}.{int(minor) + 1}.0a0"], info.depends
@@ -370,5 +371,5 @@ def test_build_path_in_package_is_rejected(tmp_path: Path) -> None:
     (pkg,) = json.loads(
         tool("build", str(REPO / "tests" / "conda" / "leaky" / "recipe.yaml"), str(tmp_path / "o"), env=env)
     )
-    info = build_conda.read_package(Path(pkg), tmp_path / "x", [str(REPO)])
+    info = conda.read_package(Path(pkg), tmp_path / "x", [str(REPO)])
     assert any(p.startswith("share/leak.txt contains") for p in info.problems), info.problems

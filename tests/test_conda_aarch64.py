@@ -27,14 +27,14 @@ from test_aarch64_wheels import pip_target, qemu_python_checks
 from et_common import REPO, Case, conda_channel, fixture_cases, missing_build
 
 sys.path.insert(0, str(REPO / "scripts"))
-import build_conda
 import check_artifacts
+from et_packaging import conda, model
 
 TOOL = REPO / "tests" / "conda" / "rattler_tool.py"
-SUBDIR = build_conda.SUBDIRS["aarch64"]
-MANIFEST = build_conda.load_manifest()
+SUBDIR = model.SUBDIRS["aarch64"]
+MANIFEST = model.load_manifest()
 # What the cross build packages: every built component but the CUDA delegate (x86_64 only).
-OUTPUTS = {c["conda"] for c in build_conda.built_components(MANIFEST).values() if "cuda_architectures" not in c}
+OUTPUTS = {c["conda"] for c in model.built_components(MANIFEST).values() if "cuda_architectures" not in c}
 META = MANIFEST["package"]["conda_meta"]
 LIBRARIES = sorted(o for o in OUTPUTS if o != "executorch-python")
 CASES = [c for c in fixture_cases("xnnpack") if c.fixture in ("cnn", "resnet_block", "gpt_decoder")]
@@ -68,7 +68,7 @@ def test_one_package_per_component(packages: dict[str, Path], tmp_path: Path) ->
     forbidden = [str(REPO), str(Path.home()), "/executorch-conda-placeholder"]
     for name, pkg in packages.items():
         dest = tmp_path / name
-        info = build_conda.read_package(pkg, dest, forbidden)
+        info = conda.read_package(pkg, dest, forbidden)
         assert not info.problems, (name, info.problems)
         index = json.loads((dest / "info" / "index.json").read_text())
         assert index["subdir"] == SUBDIR and index.get("arch") == "aarch64", (name, index)
@@ -95,7 +95,7 @@ def test_python_package_under_qemu(packages: dict[str, Path], prefix: Path, tmp_
     env_prefix = tmp_path / "env"
     shutil.copytree(prefix, env_prefix, symlinks=True)
     payload = tmp_path / "payload"
-    build_conda.read_package(packages["executorch-python"], payload, [])
+    conda.read_package(packages["executorch-python"], payload, [])
     for item in payload.iterdir():
         if item.name != "info":
             shutil.copytree(item, env_prefix / item.name, symlinks=True, dirs_exist_ok=True)

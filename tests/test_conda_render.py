@@ -3,7 +3,7 @@ unset) renders for every platform of the matrix, with one executorch-python vari
 matrix. Rendering needs no channel (py-rattler-build's Stage0Recipe.render; well under a second).
 
 The variant config stands in for conda-forge's global pinning: the compiler and stdlib keys that compiler() and
-stdlib() need, and python 3.10-3.13 (scripts/build_wheels.py PYTHONS).
+stdlib() need, and python 3.10-3.13 (the wheel matrix: et_packaging.model.PYTHONS).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from et_common import REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
-import build_wheels
+from et_packaging import model
 
 rb = pytest.importorskip("rattler_build")
 
@@ -26,7 +26,7 @@ LIBRARY_OUTPUTS = ("executorch-runtime", "executorch-threadpool", "executorch-ke
 def variants(platform: str) -> dict[str, list[str]]:
     linux = platform.startswith("linux")
     return {
-        "python": list(build_wheels.PYTHONS),
+        "python": list(model.PYTHONS),
         "c_compiler": ["gcc" if linux else "clang"],
         "cxx_compiler": ["gxx" if linux else "clangxx"],
         "c_stdlib": ["sysroot" if linux else "macosx_deployment_target"],
@@ -63,7 +63,7 @@ def test_online_recipe_renders_one_python_variant_per_cpython(rendered: dict[str
     outputs = by_output(rendered[platform])
     assert set(LIBRARY_OUTPUTS) | {"executorch-python", "executorch"} <= set(outputs), sorted(outputs)
     pythons = sorted(str(v["python"]) for v in outputs["executorch-python"])
-    assert pythons == sorted(build_wheels.PYTHONS), pythons
+    assert pythons == sorted(model.PYTHONS), pythons
     # The meta-package is per platform: it pins its platform's builds exactly.
     assert [v["target_platform"] for v in outputs["executorch"]] == [platform] * len(outputs["executorch"])
 

@@ -32,18 +32,18 @@ from et_common import FIXTURES, REPO, conda_channel, wheel_file
 sys.path.insert(0, str(REPO / "scripts"))
 import check_cuda_device_code as dc
 
-import build_conda
-import build_wheels
 import check_artifacts
+from et_packaging import conda, cuda, model
+from et_packaging.wheels import CUDA_WHEEL_EXTERNAL, wheel_platform
 
-MANIFEST = build_conda.load_manifest()
-VERSION = build_conda.project_version()
+MANIFEST = model.load_manifest()
+VERSION = model.project_version()
 (CUDA,) = [c for c in MANIFEST["components"].values() if "cuda_architectures" in c]
 CLAIM = CUDA["cuda_architectures"]
 WHEEL_RUNPATH = check_artifacts.CUDA_WHEEL_RUNPATH  # $ORIGIN:$ORIGIN/../../nvidia/cu13/lib
 TOOL = REPO / "tests" / "conda" / "rattler_tool.py"
 ADD_MUL = FIXTURES / "add_mul" / "portable.pte"
-MISSING = build_conda.cuda_toolchain_missing()
+MISSING = cuda.cuda_toolchain_missing()
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"the CUDA delegate is not built here: {MISSING}")
 
 
@@ -155,14 +155,14 @@ def test_wheel_metadata_and_files(wheels: dict[str, Path]) -> None:
     # cuBLAS (NVIDIA wheels) and the executorch wheel's libraries are excluded; never a bare linux_x86_64.
     m = re.fullmatch(rf"executorch_cuda-{VERSION}-py3-none-(manylinux_\d+_\d+_x86_64)\.whl", wheel.name)
     assert m, wheel.name
-    plat, graft = build_wheels.wheel_platform(wheel, frozenset(build_wheels.CUDA_WHEEL_EXTERNAL))
+    plat, graft = wheel_platform(wheel, frozenset(CUDA_WHEEL_EXTERNAL))
     assert (plat, graft) == (m.group(1), []), (plat, graft)
     assert re.search(r"-manylinux_\d+_\d+_x86_64\.whl$", wheels["executorch"].name), wheels["executorch"].name
     with zipfile.ZipFile(wheel) as z:
         names = [n for n in z.namelist() if not n.endswith("/")]
         metadata = z.read(f"executorch_cuda-{VERSION}.dist-info/METADATA").decode()
         claim = json.loads(z.read("executorch/share/executorch/cuda-architectures.json"))
-    result = build_conda.classify(names, MANIFEST, "wheel", ["cuda"])
+    result = model.classify(names, MANIFEST, "wheel", ["cuda"])
     assert not result.problems(), result.problems()
     assert set(result.owner.values()) == {"cuda"}
     requires = sorted(re.findall(r"^Requires-Dist: (.*)$", metadata, re.M))
@@ -374,7 +374,7 @@ def cuda_stubs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_conda_package(channel: Path, tmp_path: Path) -> None:
     (pkg,) = channel.glob("linux-64/executorch-cuda-*.conda")
     forbidden = [str(REPO), str(Path.home()), "/executorch-conda-placeholder"]
-    info = build_conda.read_package(pkg, tmp_path / "x", forbidden)
+    info = conda.read_package(pkg, tmp_path / "x", forbidden)
     assert not info.problems, info.problems
     assert info.build.startswith("cuda130_h"), info.build
     # executorch-runtime pinned exactly (a sibling output) and through its run export, plus the CUDA dependencies.
@@ -387,7 +387,7 @@ def test_conda_package(channel: Path, tmp_path: Path) -> None:
     assert dyn["RUNPATH"] == ["$ORIGIN"] and "RPATH" not in dyn, dyn  # conda: cudart/cuBLAS in $PREFIX/lib
     assert os.readlink(tmp_path / "x" / "lib" / "libexecutorch_cuda.so") == lib.name
     about = json.loads((tmp_path / "x" / "info" / "about.json").read_text())
-    assert build_conda.claim_text(CUDA) == about["description"], about
+    assert model.claim_text(CUDA) == about["description"], about
     assert json.loads((tmp_path / "x" / "share" / "executorch" / "cuda-architectures.json").read_text()) == CLAIM
     results, problems = dc.check([lib], dc.Claim(CLAIM["sass"], CLAIM["ptx"]), dc.find_cuobjdump())
     assert not problems and results[0].cuobjdump == "agrees", (problems, results[0].cuobjdump)

@@ -28,7 +28,7 @@ import pytest
 from et_common import REPO, host_wheel_pattern
 
 sys.path.insert(0, str(REPO / "scripts"))
-import build_conda
+from et_packaging import model, reproducible
 
 
 def git(*args: str) -> str:
@@ -47,7 +47,7 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> None:
 
 def host_condas(channel: Path) -> dict[str, Path]:
     """The packages of this machine's platform (the clone builds only those; the builder adds linux-aarch64)."""
-    subdir = build_conda.SUBDIRS[platform.machine()]
+    subdir = model.SUBDIRS[platform.machine()]
     return {p.name: p for sub in (subdir, "noarch") for p in (channel / sub).glob("*.conda")}
 
 
@@ -110,7 +110,7 @@ def zip_members(path: Path) -> list[tuple]:
 
 
 def tar_members(data: bytes) -> list[tuple]:
-    with tarfile.open(fileobj=io.BytesIO(build_conda._zstd().decompress(data))) as t:  # type: ignore[attr-defined]
+    with tarfile.open(fileobj=io.BytesIO(reproducible.zstd().decompress(data))) as t:  # type: ignore[attr-defined]
         out = []
         for m in t.getmembers():
             content = t.extractfile(m).read() if m.isfile() else m.linkname.encode()  # type: ignore[union-attr]
@@ -142,8 +142,8 @@ def test_wheels_are_byte_identical(builds: list[dict]) -> None:
 
 def test_conda_packages_are_byte_identical(builds: list[dict]) -> None:
     a, b = builds[0]["conda"], builds[1]["conda"]
-    manifest = build_conda.load_manifest()
-    required = {c["conda"] for c in build_conda.built_components(manifest).values() if not c.get("optional")}
+    manifest = model.load_manifest()
+    required = {c["conda"] for c in model.built_components(manifest).values() if not c.get("optional")}
     required.add(manifest["package"]["conda_meta"])  # optional outputs (cuda) exist where their toolchain does
     assert set(a) == set(b) and required <= {name.rsplit("-", 2)[0] for name in a}, sorted(a)
     problems = []
@@ -174,7 +174,7 @@ def test_conda_has_fixed_timestamps_owner_and_order(builds: list[dict]) -> None:
             assert not [e[0] for e in entries if e[0].startswith("info/recipe")], (name, tar)  # it records paths
         with zipfile.ZipFile(path) as z:
             (info,) = [n for n in z.namelist() if n.startswith("info-")]
-            data = build_conda._zstd().decompress(z.read(info))  # type: ignore[attr-defined]
+            data = reproducible.zstd().decompress(z.read(info))  # type: ignore[attr-defined]
         with tarfile.open(fileobj=io.BytesIO(data)) as t:
             index = json.loads(t.extractfile("info/index.json").read())  # type: ignore[union-attr]
         assert index["timestamp"] == EPOCH * 1000, name

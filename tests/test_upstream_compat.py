@@ -17,7 +17,7 @@ import pytest
 from et_common import FIXTURES, REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
-import build_conda
+from et_packaging.model import built_components, load_manifest
 
 COMPAT = REPO / "tests" / "upstream_compat"
 
@@ -125,7 +125,7 @@ def test_custom_op_library_runs_in_runner(sdk: Path, sources: Path, tmp_path: Pa
 
 
 def test_every_upstream_target_name_is_defined(sdk: Path, tmp_path: Path) -> None:
-    manifest = build_conda.built_components(build_conda.load_manifest())
+    manifest = built_components(load_manifest())
     names = [t for c in manifest.values() if c.get("optional") is not True for t in c.get("upstream_targets", [])]
     assert {"executorch::kernels_optimized", "executorch::backend_xnnpack", "executorch::etdump"} <= set(names)
     src = tmp_path / "src"

@@ -16,8 +16,8 @@ from et_common import FIXTURES, REPO, wheel_file
 from test_api import APP_PROGRAMS, build_api_tests, run_api_test
 
 sys.path.insert(0, str(REPO / "scripts"))
-import build_conda
 import check_artifacts
+from et_packaging import model
 
 PLUGIN_SRC = REPO / "tests" / "plugin"
 
@@ -45,11 +45,11 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def wheel_libraries() -> list[str]:
     """The component libraries the executorch wheel ships (components.toml), as file names in its lib/."""
-    manifest = build_conda.load_manifest()
-    so = build_conda.soversion(build_conda.project_version())
+    manifest = model.load_manifest()
+    so = model.soversion(model.project_version())
     libs = [
         Path(c["library"]).name.replace("*", so)
-        for c in build_conda.built_components(manifest).values()
+        for c in model.built_components(manifest).values()
         if c["wheel"] == "executorch" and c["library"].startswith("{prefix}/lib/")
     ]
     return sorted(libs)
@@ -190,7 +190,7 @@ def test_auditwheel_tag(wheel: Path) -> None:
     m = re.search(r'consistent with the following platform tag: "(manylinux_\d+_\d+_x86_64)"', text)
     assert m, text
     tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
-    assert wheel.name == f"executorch-{build_conda.project_version()}-{tag}-{tag}-{m.group(1)}.whl", wheel.name
+    assert wheel.name == f"executorch-{model.project_version()}-{tag}-{tag}-{m.group(1)}.whl", wheel.name
     with zipfile.ZipFile(wheel) as z:
         (meta,) = [n for n in z.namelist() if n.endswith(".dist-info/WHEEL")]
         tags = [line for line in z.read(meta).decode().splitlines() if line.startswith("Tag: ")]

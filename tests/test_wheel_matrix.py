@@ -24,9 +24,10 @@ import tomllib
 from et_common import BUILD_SDK, FIXTURES, REPO, missing_build, under_ci
 
 sys.path.insert(0, str(REPO / "scripts"))
-import build_wheels
+from et_packaging import interpreters, model
+from et_packaging.wheels import CUDA_WHEEL_EXTERNAL
 
-OTHER_PYTHONS = [v for v in build_wheels.PYTHONS if v != build_wheels.host_python()]
+OTHER_PYTHONS = [v for v in model.PYTHONS if v != model.host_python()]
 LINUX_ARCHS = ("x86_64", "aarch64")
 MACOS_ARCHS = ("x86_64", "arm64")
 
@@ -36,7 +37,7 @@ def wheel_dir() -> Path:
 
 
 def matrix_wheel(version: str) -> Path:
-    tag = build_wheels.cp_tag(version)
+    tag = model.cp_tag(version)
     found = sorted(wheel_dir().glob(f"executorch-*-{tag}-{tag}-*_{platform.machine()}.whl"))
     if len(found) != 1:
         missing_build(f"the CPython {version} wheel in {wheel_dir()} ({found})", BUILD_SDK + " (without --host-only)")
@@ -66,32 +67,32 @@ def identifiers(platform: str, package: Path = REPO) -> list[str]:
 
 
 def test_cibuildwheel_linux_matrix() -> None:
-    want = {f"{build_wheels.cp_tag(v)}-manylinux_{a}" for v in build_wheels.PYTHONS for a in LINUX_ARCHS}
+    want = {f"{model.cp_tag(v)}-manylinux_{a}" for v in model.PYTHONS for a in LINUX_ARCHS}
     got = identifiers("linux")
     assert sorted(got) == sorted(want), got  # no musllinux, PyPy, i686 or free-threaded builds
 
 
 def test_cibuildwheel_macos_matrix() -> None:
-    want = {f"{build_wheels.cp_tag(v)}-macosx_{a}" for v in build_wheels.PYTHONS for a in MACOS_ARCHS}
+    want = {f"{model.cp_tag(v)}-macosx_{a}" for v in model.PYTHONS for a in MACOS_ARCHS}
     assert sorted(identifiers("macos")) == sorted(want)
 
 
 def test_cibuildwheel_cuda_addon_is_one_wheel_per_arch() -> None:
     # py3-none: one build (the first CPython of the matrix) per Linux architecture.
     got = identifiers("linux", REPO / "packaging" / "cuda")
-    first = build_wheels.cp_tag(build_wheels.PYTHONS[0])
+    first = model.cp_tag(model.PYTHONS[0])
     assert sorted(got) == sorted(f"{first}-manylinux_{a}" for a in LINUX_ARCHS), got
 
 
 def test_cibuildwheel_config_matches_builder() -> None:
     cfg = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["cibuildwheel"]
-    assert cfg["build"] == [f"{build_wheels.cp_tag(v)}-*" for v in build_wheels.PYTHONS]
+    assert cfg["build"] == [f"{model.cp_tag(v)}-*" for v in model.PYTHONS]
     settings = cfg["config-settings"]
     assert settings["cmake.define.EXECUTORCH_PYTHON_ONLY"] == "ON"
     assert "{wheel_tag}" in settings["build-dir"]
     cuda = tomllib.loads((REPO / "packaging" / "cuda" / "pyproject.toml").read_text())["tool"]["cibuildwheel"]
     repair = cuda["linux"]["repair-wheel-command"]
-    for lib in build_wheels.CUDA_WHEEL_EXTERNAL:
+    for lib in CUDA_WHEEL_EXTERNAL:
         assert f"--exclude '{lib}'" in repair, (lib, repair)
     workflow = (REPO / ".github" / "workflows" / "wheels.yml").read_text()
     for needle in ("ubuntu-24.04-arm", "pypa/cibuildwheel", "packaging/cuda", "macos-14", "macos-13"):
@@ -135,7 +136,7 @@ def check_one_sdk_build(wheels: list[Path], arch: str) -> None:
 @pytest.mark.parametrize("version", OTHER_PYTHONS)
 def test_wheel_smoke_in_fresh_venv(version: str, tmp_path: Path) -> None:
     wheel = matrix_wheel(version)
-    python = build_wheels.find_python(version)
+    python = interpreters.find_python(version)
     if python is None:
         missing_build(f"CPython {version}", f"pyenv install {version}")
     venv = tmp_path / "venv"
