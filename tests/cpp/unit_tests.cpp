@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../../cpp/tools/npy.h"
+#include "npy.h"
 #include "gtest_support.h"
 
 #include <algorithm>

@@ -20,7 +20,9 @@ size_t env_thread_count() {
   if (env == nullptr) return 0;
   char* end = nullptr;
   const long v = std::strtol(env, &end, 10);
-  return end != env && *end == '\0' && v >= 1 && v <= 1024 ? static_cast<size_t>(v) : 0;
+  return end != env && *end == '\0' && v >= 1 && static_cast<unsigned long>(v) <= kMaxThreadCount
+             ? static_cast<size_t>(v)
+             : 0;
 }
 
 std::vector<int> affinity_cpus() {

@@ -9,7 +9,11 @@ namespace extension {
 namespace threadpool {
 namespace internal {
 
-// EXECUTORCH_NUM_THREADS when it is an integer in [1, 1024], else 0.
+// The most threads a pool may have: the bound of EXECUTORCH_NUM_THREADS, of the default size and of
+// _unsafe_reset_threadpool() (threadpool.h).
+constexpr size_t kMaxThreadCount = 1024;
+
+// EXECUTORCH_NUM_THREADS when it is an integer in [1, kMaxThreadCount], else 0.
 size_t env_thread_count();
 // The CPUs of the process's affinity mask (their numbers).
 std::vector<int> affinity_cpus();

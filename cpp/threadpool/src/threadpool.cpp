@@ -313,7 +313,9 @@ namespace {
 
 void after_fork_in_child() { g_fork_generation.fetch_add(1); }
 
-size_t clamp_thread_count(size_t n) { return std::min<size_t>(n == 0 ? internal::default_thread_count() : n, 1024); }
+size_t clamp_thread_count(size_t n) {
+  return std::min<size_t>(n == 0 ? internal::default_thread_count() : n, internal::kMaxThreadCount);
+}
 
 }  // namespace
 
@@ -356,7 +358,8 @@ ThreadPool::Stats ThreadPool::stats() const {
 }
 
 bool ThreadPool::_unsafe_reset_threadpool(uint32_t num_threads) {
-  if (t_in_pool_task || num_threads > 1024) return false;  // joining the calling worker would deadlock
+  if (t_in_pool_task || num_threads > internal::kMaxThreadCount)
+    return false;  // joining the calling worker would deadlock
   recover_after_fork();
   if (num_threads == 0 || num_threads == impl_->thread_count.load()) return true;
   std::lock_guard<std::mutex> run_lock(impl_->run_mutex);

@@ -1,5 +1,6 @@
 #pragma once
-// Minimal reader/writer for NumPy .npy files (version 1.0/2.0, little-endian, C order), used by the runner tool.
+// Minimal reader/writer for NumPy .npy files (version 1.0/2.0, little-endian, C order), shared by executorch_runner,
+// the kernels' op harness and the C++ tests (CMake target executorch_npy).
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 
 #include <cstdint>
