@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,16 @@ import pytest
 from et_common import BUILD_ASAN, BUILD_SDK, built_program
 
 HARNESS = "executorch_op_harness"
+REPO = Path(__file__).resolve().parent.parent.parent
+
+
+def registered_operators(component: str) -> set[str]:
+    """The operator names a kernel library registers: every ET_KERNEL_OP("name", ...) in cpp/<component>/src."""
+    names: set[str] = set()
+    for src in sorted((REPO / "cpp" / component / "src").rglob("*.cpp")):
+        names |= set(re.findall(r'ET_KERNEL_OP\(\s*"([^"]+)"', src.read_text()))
+    return names
+
 
 _DT = {
     np.dtype(np.float32): "f32",

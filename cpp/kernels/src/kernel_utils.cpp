@@ -1,8 +1,6 @@
+// Operands, shapes, copies and fills of libexecutorch_kernels (kernel_utils.h).
 #include "kernel_utils.h"
-#include "reduced_float.h"
 
-#include <cstdarg>
-#include <cstdio>
 #include <string>
 
 namespace etk {
@@ -15,243 +13,9 @@ bool checked_mul(int64_t a, int64_t b, int64_t* r) {
   return true;
 }
 
-namespace {
-// Argument i is not what the schema says: names what it is and what was expected.
-bool wrong(KernelRuntimeContext& ctx, Args args, size_t i, const char* expected) {
-  fail(ctx, Error::InvalidArgument, "argument %zu is %s, expected %s", i,
-       i < args.size() ? value_kind(args[i]) : "missing", expected);
-  return false;
-}
-bool missing(KernelRuntimeContext& ctx, Args args, size_t i) {
-  if (i < args.size() && args[i] != nullptr) return false;
-  fail(ctx, Error::InvalidArgument, "argument %zu is missing (%zu arguments given)", i, args.size());
-  return true;
-}
-}  // namespace
-
-const Tensor* arg_tensor(KernelRuntimeContext& ctx, Args args, size_t i) {
-  if (i >= args.size() || args[i] == nullptr || !args[i]->isTensor()) {
-    wrong(ctx, args, i, "a Tensor");
-    return nullptr;
-  }
-  const Tensor& t = args[i]->payload.as_tensor;
-  if (!valid_tensor(t)) {
-    fail(ctx, Error::InvalidArgument, "argument %zu is not a valid tensor (sizes, strides, dtype or data)", i);
-    return nullptr;
-  }
-  return &t;
-}
-
-bool arg_opt_tensor(KernelRuntimeContext& ctx, Args args, size_t i, const Tensor** t) {
-  if (missing(ctx, args, i)) return false;
-  if (args[i]->isNone()) {
-    *t = nullptr;
-    return true;
-  }
-  *t = arg_tensor(ctx, args, i);
-  return *t != nullptr;
-}
-
-bool arg_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v) {
-  if (missing(ctx, args, i)) return false;
-  if (args[i]->isInt()) {
-    *v = args[i]->payload.copyable_union.as_int;
-    return true;
-  }
-  if (args[i]->isBool()) {
-    *v = args[i]->payload.copyable_union.as_bool ? 1 : 0;
-    return true;
-  }
-  return wrong(ctx, args, i, "an int");
-}
-
-bool arg_opt_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v, bool* has) {
-  if (missing(ctx, args, i)) return false;
-  if (args[i]->isNone()) {
-    *has = false;
-    return true;
-  }
-  *has = true;
-  return arg_int(ctx, args, i, v);
-}
-
-bool arg_bool(KernelRuntimeContext& ctx, Args args, size_t i, bool* v) {
-  if (missing(ctx, args, i)) return false;
-  if (args[i]->isBool()) {
-    *v = args[i]->payload.copyable_union.as_bool;
-    return true;
-  }
-  if (args[i]->isInt()) {
-    *v = args[i]->payload.copyable_union.as_int != 0;
-    return true;
-  }
-  return wrong(ctx, args, i, "a bool");
-}
-
-bool arg_opt_bool(KernelRuntimeContext& ctx, Args args, size_t i, bool* v, bool dflt) {
-  if (missing(ctx, args, i)) return false;
-  if (args[i]->isNone()) {
-    *v = dflt;
-    return true;
-  }
-  return arg_bool(ctx, args, i, v);
-}
-
-bool arg_double(KernelRuntimeContext& ctx, Args args, size_t i, double* v) {
-  if (i >= args.size() || args[i] == nullptr || !args[i]->isScalar()) return wrong(ctx, args, i, "a number");
-  *v = args[i]->toScalarDouble();
-  return true;
-}
-
-bool arg_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s) {
-  if (missing(ctx, args, i)) return false;
-  const EValue& e = *args[i];
-  if (e.isInt()) {
-    s->kind = Scalar::kInt;
-    s->i = e.payload.copyable_union.as_int;
-  } else if (e.isDouble()) {
-    s->kind = Scalar::kDouble;
-    s->d = e.payload.copyable_union.as_double;
-  } else if (e.isBool()) {
-    s->kind = Scalar::kBool;
-    s->b = e.payload.copyable_union.as_bool;
-  } else {
-    return wrong(ctx, args, i, "a scalar (int, float or bool)");
-  }
-  return true;
-}
-
-bool arg_opt_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s, bool* has) {
-  if (missing(ctx, args, i)) return false;
-  if (args[i]->isNone()) {
-    *has = false;
-    return true;
-  }
-  *has = true;
-  return arg_scalar(ctx, args, i, s);
-}
-
-bool arg_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* v) {
-  if (i >= args.size() || args[i] == nullptr || !args[i]->isIntList())
-    return wrong(ctx, args, i, "an int list of at most 4096 ints");
-  const auto& l = args[i]->payload.copyable_union.as_int_list;
-  const size_t n = l.size();
-  if (n > 4096) return wrong(ctx, args, i, "an int list of at most 4096 ints");
-  EValue* const* w = l.wrapped_vals();
-  if (n > 0 && w == nullptr) return wrong(ctx, args, i, "an int list of at most 4096 ints");
-  v->clear();
-  v->reserve(n);
-  for (size_t k = 0; k < n; ++k) {
-    if (w[k] == nullptr || !w[k]->isInt()) return wrong(ctx, args, i, "an int list of at most 4096 ints");
-    v->push_back(w[k]->payload.copyable_union.as_int);
-  }
-  return true;
-}
-
-bool arg_opt_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* v, bool* has) {
-  if (missing(ctx, args, i)) return false;
-  if (args[i]->isNone()) {
-    *has = false;
-    v->clear();
-    return true;
-  }
-  *has = true;
-  return arg_int_list(ctx, args, i, v);
-}
-
-bool arg_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<Tensor>* v) {
-  if (i >= args.size() || args[i] == nullptr || !args[i]->isTensorList())
-    return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
-  const auto& l = args[i]->payload.copyable_union.as_tensor_list;
-  const size_t n = l.size();
-  if (n > 65536) return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
-  EValue* const* w = l.wrapped_vals();
-  if (n > 0 && w == nullptr) return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
-  v->clear();
-  v->reserve(n);
-  for (size_t k = 0; k < n; ++k) {
-    if (w[k] == nullptr || !w[k]->isTensor()) return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
-    const Tensor& t = w[k]->payload.as_tensor;
-    if (!valid_tensor(t)) return wrong(ctx, args, i, "a list of at most 65536 valid Tensors");
-    v->push_back(t);
-  }
-  return true;
-}
-
-bool arg_opt_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<const Tensor*>* v) {
-  if (i >= args.size() || args[i] == nullptr || !args[i]->isListOptionalTensor())
-    return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
-  const auto& l = args[i]->payload.copyable_union.as_list_optional_tensor;
-  const size_t n = l.size();
-  if (n > kMaxDim) return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
-  EValue* const* w = l.wrapped_vals();
-  if (n > 0 && w == nullptr) return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
-  v->clear();
-  for (size_t k = 0; k < n; ++k) {
-    if (w[k] == nullptr || w[k]->isNone()) {
-      v->push_back(nullptr);
-      continue;
-    }
-    if (!w[k]->isTensor()) return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
-    const Tensor& t = w[k]->payload.as_tensor;
-    if (!valid_tensor(t)) return wrong(ctx, args, i, "a list of at most 16 optional Tensors");
-    v->push_back(&t);
-  }
-  return true;
-}
-
-bool arg_opt_double_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<double>* v, bool* has) {
-  if (missing(ctx, args, i)) return false;
-  v->clear();
-  if (args[i]->isNone()) {
-    *has = false;
-    return true;
-  }
-  if (!args[i]->isDoubleList()) return wrong(ctx, args, i, "None or a float list of at most 4096 floats");
-  const auto& l = args[i]->payload.copyable_union.as_double_list;
-  if (l.size() > 4096 || (l.size() > 0 && l.data() == nullptr))
-    return wrong(ctx, args, i, "None or a float list of at most 4096 floats");
-  v->assign(l.begin(), l.end());
-  *has = true;
-  return true;
-}
-
-bool arg_opt_double(KernelRuntimeContext& ctx, Args args, size_t i, double* v, bool* has) {
-  if (missing(ctx, args, i)) return false;
-  if (args[i]->isNone()) {
-    *has = false;
-    return true;
-  }
-  *has = true;
-  return arg_double(ctx, args, i, v);
-}
-
-bool arg_opt_string(KernelRuntimeContext& ctx, Args args, size_t i, std::string_view* s, bool* has) {
-  if (missing(ctx, args, i)) return false;
-  if (args[i]->isNone()) {
-    *has = false;
-    return true;
-  }
-  if (!args[i]->isString()) return wrong(ctx, args, i, "None or a string");
-  const auto& str = args[i]->payload.copyable_union.as_string;
-  if (str.size() > 0 && str.data() == nullptr) return wrong(ctx, args, i, "None or a string");
-  *s = std::string_view(str.data(), str.size());
-  *has = true;
-  return true;
-}
-
-bool arg_opt_dtype(KernelRuntimeContext& ctx, Args args, size_t i, ScalarType* t, bool* has) {
-  int64_t v = 0;
-  if (!arg_opt_int(ctx, args, i, &v, has)) return false;
-  if (!*has) return true;
-  if (v < 0 || v >= static_cast<int64_t>(ScalarType::Undefined) || !rt::etensor::isValid(static_cast<ScalarType>(v))) {
-    fail(ctx, Error::InvalidType, "argument %zu (%lld) is not a dtype code this runtime knows", i,
-         static_cast<long long>(v));
-    return false;
-  }
-  *t = static_cast<ScalarType>(v);
-  if (in_float_call() && (*t == ScalarType::Half || *t == ScalarType::BFloat16)) *t = ScalarType::Float;
-  return true;
+void fail_dim(KernelRuntimeContext& ctx, int64_t dim, int argi, int64_t nd) {
+  fail(ctx, Error::InvalidArgument, "dim %lld (argument %d) is out of range for a %lld-d tensor", ll(dim), argi,
+       ll(nd));
 }
 
 Operand operand_of(const Tensor& t) {
@@ -323,12 +87,6 @@ bool broadcast_shape(const Operand* const* ops, int n, Shape* out) {
   return true;
 }
 
-std::string shape_string(const int64_t* d, int n) {
-  std::string r = "[";
-  for (int k = 0; k < n; ++k) r += (k ? ", " : "") + std::to_string(d[k]);
-  return r + "]";
-}
-
 bool resize_out(KernelRuntimeContext& ctx, const Tensor& out, const Shape& shape) {
   const auto out_fail = [&](Error e, const char* why) {
     fail(ctx, e, "the output (shape %s) cannot take the result's shape %s: %s", shape_string(out).c_str(),
@@ -374,17 +132,23 @@ bool is_contiguous(const Operand& o) {
   return true;
 }
 
-bool is_contiguous(const Tensor& t) {
-  const auto* impl = t.unsafeGetTensorImpl();
-  const int nd = static_cast<int>(impl->dim());
-  auto sz = impl->sizes();
-  auto st = impl->strides();
-  int64_t expected = 1;
-  for (int d = nd - 1; d >= 0; --d) {
-    if (sz[d] != 1 && st[d] != expected) return false;
-    expected *= sz[d];
+Operand contiguous_like(const Operand& o, char* data) {
+  Operand r = o;
+  r.data = data;
+  int64_t s = 1;
+  for (int d = r.ndim - 1; d >= 0; --d) {
+    r.strides[d] = s;
+    s *= r.sizes[d];
   }
-  return true;
+  return r;
+}
+
+void drop_dim(Operand* o, int d) {
+  for (int k = d; k + 1 < o->ndim; ++k) {
+    o->sizes[k] = o->sizes[k + 1];
+    o->strides[k] = o->strides[k + 1];
+  }
+  o->ndim--;
 }
 
 namespace {
@@ -458,18 +222,19 @@ void fill_operand(const Operand& dst, double v, int64_t iv, bool use_int) {
   copy_operand(dst, src, sh);
 }
 
+void fill_scalar(const Tensor& out, const Scalar& v) {
+  if (out.numel() == 0) return;
+  if (v.kind == Scalar::kDouble)
+    fill_operand(operand_of(out), v.d, 0, false);
+  else
+    fill_operand(operand_of(out), 0, v.to_int(), true);
+}
+
 const float* contiguous_float(const Tensor& t, std::vector<float>* storage) {
   if (is_contiguous(t)) return t.const_data_ptr<float>();
   storage->assign(static_cast<size_t>(t.numel()), 0.f);
-  Operand src = operand_of(t);
-  Operand dst = src;
-  dst.data = reinterpret_cast<char*>(storage->data());
-  int64_t s = 1;
-  for (int d = dst.ndim - 1; d >= 0; --d) {
-    dst.strides[d] = s;
-    s *= dst.sizes[d];
-  }
-  copy_operand(dst, src, shape_of(t));
+  const Operand src = operand_of(t);
+  copy_operand(contiguous_like(src, reinterpret_cast<char*>(storage->data())), src, shape_of(t));
   return storage->data();
 }
 
@@ -484,15 +249,8 @@ ContigOut::ContigOut(const Tensor& out) : t(&out) {
 
 void ContigOut::finish() {
   if (storage.empty()) return;
-  Operand dst = operand_of(*t);
-  Operand src = dst;
-  src.data = reinterpret_cast<char*>(storage.data());
-  int64_t s = 1;
-  for (int d = src.ndim - 1; d >= 0; --d) {
-    src.strides[d] = s;
-    s *= src.sizes[d];
-  }
-  copy_operand(dst, src, shape_of(*t));
+  const Operand dst = operand_of(*t);
+  copy_operand(dst, contiguous_like(dst, reinterpret_cast<char*>(storage.data())), shape_of(*t));
 }
 
 }  // namespace etk

@@ -1,12 +1,12 @@
 #pragma once
-// Internal helpers shared by every kernel: argument access with tag checks, tensor validation, strided
-// operands, a broadcasting loop driver and dtype load/store. Nothing here is exported from the library.
+// Internal helpers of libexecutorch_kernels' kernels (src/ops/): strided operands, a broadcasting loop driver, dtype
+// load / store and dispatch, copies and fills. Arguments, failing and registration come from the kernel-authoring
+// base (cpp/kernel_base/include/kernel_base.h). Nothing here is exported from the library.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
-#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -15,73 +15,20 @@
 #include <executorch/runtime/kernel/kernel_includes.h>
 #include <kernel_base.h>
 
+#include "reduced_float.h"
+
 namespace etk {
 
-// The kernel-authoring base shared with the other kernel components (cpp/cpu/include/kernel_base.h): the type
-// aliases, fail(), check_nargs(), value_kind(), dtype_name(), valid_tensor(), shape_string(const Tensor&) and the
-// guarded kernel table. The index-only argument accessors below are this library's own.
+// The kernel-authoring base: types, constants (kMaxDim, kMaxSize, kParallelGrain), fail(), the arg_* readers,
+// ET_KERNEL_OP. This library's call policy (KernelPolicy) runs Half / BFloat16 calls on float32 copies.
 using namespace ::etkb;  // NOLINT
 using etkb::shape_string;
 using ::executorch::runtime::ArrayRef;
 
-constexpr int64_t kMaxSize = std::numeric_limits<int32_t>::max();
-
-// Elements of work below which a loop stays on the calling thread.
-constexpr int64_t kParallelGrain = 32768;
-
-// ---------------------------------------------------------------------------------------------------------
-// Failing: fail() (kernel_base.h). The first failure of a call wins. Give the reason, naming the argument by its
-// index in the operator's schema (counting from 0) and what was wrong ("argument 1 has dtype Half, expected ...");
-// Method::execute prefixes the method, operator and instruction.
-// "[2, 3, 4]", for messages.
-std::string shape_string(const int64_t* d, int n);
-
-// ---------------------------------------------------------------------------------------------------------
-// Scalars.
-struct Scalar {
-  enum Kind { kInt, kDouble, kBool } kind = kInt;
-  int64_t i = 0;
-  double d = 0;
-  bool b = false;
-  double to_double() const { return kind == kDouble ? d : kind == kInt ? static_cast<double>(i) : (b ? 1.0 : 0.0); }
-  bool is_floating() const { return kind == kDouble; }
-  int64_t to_int() const {
-    if (kind == kInt) return i;
-    if (kind == kBool) return b ? 1 : 0;
-    if (!(d == d)) return 0;
-    if (d >= 9.2e18) return std::numeric_limits<int64_t>::max();
-    if (d <= -9.2e18) return std::numeric_limits<int64_t>::min();
-    return static_cast<int64_t>(d);
-  }
-};
-
-// ---------------------------------------------------------------------------------------------------------
-// Argument access. Each returns false (after failing ctx) on a missing or wrongly tagged argument.
-// A validated tensor; nullptr after failing ctx.
-const Tensor* arg_tensor(KernelRuntimeContext& ctx, Args args, size_t i);
-// None -> *t = nullptr.
-bool arg_opt_tensor(KernelRuntimeContext& ctx, Args args, size_t i, const Tensor** t);
-bool arg_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v);
-bool arg_opt_int(KernelRuntimeContext& ctx, Args args, size_t i, int64_t* v, bool* has);
-bool arg_bool(KernelRuntimeContext& ctx, Args args, size_t i, bool* v);
-// Bool, or None (-> dflt).
-bool arg_opt_bool(KernelRuntimeContext& ctx, Args args, size_t i, bool* v, bool dflt);
-bool arg_double(KernelRuntimeContext& ctx, Args args, size_t i, double* v);
-bool arg_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s);
-bool arg_opt_scalar(KernelRuntimeContext& ctx, Args args, size_t i, Scalar* s, bool* has);
-bool arg_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* v);
-bool arg_opt_int_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<int64_t>* v, bool* has);
-// A list of validated tensors.
-bool arg_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<Tensor>* v);
-// A list of optional tensors (None -> nullptr entries, valid tensors otherwise).
-bool arg_opt_tensor_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<const Tensor*>* v);
-// A double list, or None (-> *has = false).
-bool arg_opt_double_list(KernelRuntimeContext& ctx, Args args, size_t i, std::vector<double>* v, bool* has);
-// A double, or None.
-bool arg_opt_double(KernelRuntimeContext& ctx, Args args, size_t i, double* v, bool* has);
-bool arg_opt_string(KernelRuntimeContext& ctx, Args args, size_t i, std::string_view* s, bool* has);
-// Optional ScalarType given as an Int; validated.
-bool arg_opt_dtype(KernelRuntimeContext& ctx, Args args, size_t i, ScalarType* t, bool* has);
+// For %lld in messages.
+inline long long ll(int64_t v) { return static_cast<long long>(v); }
+// Fails ctx: dim `dim` (schema argument `argi`) is out of range for an `nd`-d tensor.
+void fail_dim(KernelRuntimeContext& ctx, int64_t dim, int argi, int64_t nd);
 
 // ---------------------------------------------------------------------------------------------------------
 // Dtypes.
@@ -208,9 +155,13 @@ bool broadcast_shape(const Operand* const* ops, int n, Shape* out);
 bool resize_out(KernelRuntimeContext& ctx, const Tensor& out, const Shape& shape);
 // Normalizes dim into [0, ndim) (ndim 0 accepts -1 and 0 as dim 0 of a 1-element view when allow_scalar).
 bool norm_dim(int64_t dim, int64_t ndim, int64_t* out);
-// True when strides are the row-major contiguous strides (ignoring size-1 dims).
-bool is_contiguous(const Tensor& t);
+// True when strides are the row-major contiguous strides (ignoring size-1 dims); the Tensor form is the base's.
+using etkb::is_contiguous;
 bool is_contiguous(const Operand& o);
+// `o` with row-major contiguous strides over `data` (same sizes, dtype and element size).
+Operand contiguous_like(const Operand& o, char* data);
+// Removes dim d from a view (selecting index 0 of it; the caller offsets the data).
+void drop_dim(Operand* o, int d);
 
 // ---------------------------------------------------------------------------------------------------------
 // A loop over a shape driving N operands (operand 0 is normally the output). Operands are right-aligned and
@@ -344,6 +295,8 @@ struct Loop {
 void copy_operand(const Operand& dst, const Operand& src, const Shape& shape);
 // Fills an operand with a value.
 void fill_operand(const Operand& dst, double v, int64_t iv, bool use_int);
+// Fills a tensor with a scalar (a float scalar as a double, others as an int); nothing for an empty tensor.
+void fill_scalar(const Tensor& out, const Scalar& v);
 
 // Contiguous float copies of inputs / staged outputs for heavy kernels.
 // Gives a contiguous float view of a Float tensor (the tensor itself if already contiguous).

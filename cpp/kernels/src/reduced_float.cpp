@@ -1,5 +1,7 @@
 #include "reduced_float.h"
 
+#include "kernel_utils.h"
+
 #include <float16.h>
 
 #include <map>
@@ -179,11 +181,7 @@ class FloatCall {
   std::vector<std::unique_ptr<std::vector<std::optional<Tensor>>>> optional_storage_;
 };
 
-thread_local bool t_in_float_call = false;
-
 }  // namespace
-
-bool in_float_call() { return t_in_float_call; }
 
 bool has_reduced_float(Args args) {
   for (size_t i = 0; i < args.size(); ++i) {
@@ -198,9 +196,9 @@ void run_in_float(KernelRuntimeContext& ctx, Args args, rt::OpFunction kernel) {
   FloatCall call;
   if (!call.build(args)) return kernel(ctx, args);
   {
-    struct Flag {  // reset even when the kernel throws (guarded<> catches above this)
-      Flag() { t_in_float_call = true; }
-      ~Flag() { t_in_float_call = false; }
+    struct Flag {  // reset even when the kernel throws (run_op catches above this)
+      Flag() { call_state().reduced_as_float = true; }
+      ~Flag() { call_state().reduced_as_float = false; }
     } flag;
     kernel(ctx, call.args());
   }

@@ -43,7 +43,7 @@
 #include <executorch/runtime/kernel/kernel_includes.h>
 #include <executorch/runtime/platform/components.h>
 
-#include "../../tools/npy.h"
+#include "npy.h"
 
 using namespace executorch::runtime;
 using executorch::aten::ScalarType;

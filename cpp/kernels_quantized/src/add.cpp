@@ -5,7 +5,6 @@
 //   q  = clamp(int64(float(zo) + nearbyint((1.0f / so) * s)), out_quant_min, out_quant_max)
 // a, b and out have the same shape and integer dtype (no broadcasting); every quant range lies in [0, 255].
 #include "affine.h"
-#include "ops.h"
 #include "qparams.h"
 
 namespace etq {
@@ -62,23 +61,22 @@ bool dispatch_int(ScalarType t, F&& f) {
 
 }  // namespace
 
-// add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale,
-//         int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point,
-//         int out_quant_min, int out_quant_max, *, Tensor(a!) out)
+ET_KERNEL_OP("quantized_decomposed::add.out", add_out,
+             "(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, "
+             "int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int "
+             "out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)")
 void add_out(KernelRuntimeContext& ctx, Args args) {
   if (!check_nargs(ctx, args, 15)) return;
-  const Tensor* a = arg_tensor(ctx, args, 0, "a");
-  const Tensor* b = a ? arg_tensor(ctx, args, 5, "b") : nullptr;
-  const Tensor* out = b ? arg_tensor(ctx, args, 14, "out") : nullptr;
+  const Tensor* a = arg_tensor(ctx, args, 0);
+  const Tensor* b = a ? arg_tensor(ctx, args, 5) : nullptr;
+  const Tensor* out = b ? arg_tensor(ctx, args, 14) : nullptr;
   if (out == nullptr) return;
   double sa, sb, so;
   int64_t za, amin, amax, zb, bmin, bmax, zo, omin, omax;
-  if (!arg_double(ctx, args, 1, "a_scale", &sa) || !arg_int(ctx, args, 2, "a_zero_point", &za) ||
-      !arg_int(ctx, args, 3, "a_quant_min", &amin) || !arg_int(ctx, args, 4, "a_quant_max", &amax) ||
-      !arg_double(ctx, args, 6, "b_scale", &sb) || !arg_int(ctx, args, 7, "b_zero_point", &zb) ||
-      !arg_int(ctx, args, 8, "b_quant_min", &bmin) || !arg_int(ctx, args, 9, "b_quant_max", &bmax) ||
-      !arg_double(ctx, args, 10, "out_scale", &so) || !arg_int(ctx, args, 11, "out_zero_point", &zo) ||
-      !arg_int(ctx, args, 12, "out_quant_min", &omin) || !arg_int(ctx, args, 13, "out_quant_max", &omax))
+  if (!arg_double(ctx, args, 1, &sa) || !arg_int(ctx, args, 2, &za) || !arg_int(ctx, args, 3, &amin) ||
+      !arg_int(ctx, args, 4, &amax) || !arg_double(ctx, args, 6, &sb) || !arg_int(ctx, args, 7, &zb) ||
+      !arg_int(ctx, args, 8, &bmin) || !arg_int(ctx, args, 9, &bmax) || !arg_double(ctx, args, 10, &so) ||
+      !arg_int(ctx, args, 11, &zo) || !arg_int(ctx, args, 12, &omin) || !arg_int(ctx, args, 13, &omax))
     return;
   if (!same_shape(*a, *b) || !same_shape(*a, *out)) {
     fail(ctx, Error::InvalidArgument, "a %s, b %s and out %s must have the same shape (add.out does not broadcast)",
@@ -113,14 +111,14 @@ void add_out(KernelRuntimeContext& ctx, Args args) {
     const T* pb = b->const_data_ptr<T>();
     T* po = out->mutable_data_ptr<T>();
     if (same_layout(*a, *b) && same_layout(*a, *out)) {
-      parallel(n, kGrain, [&](int64_t lo, int64_t hi) {
+      parallel(n, kParallelGrain, [&](int64_t lo, int64_t hi) {
         const T* __restrict x = pa;
         const T* __restrict y = pb;
         T* __restrict z = po;
         for (int64_t i = lo; i < hi; ++i) z[i] = op.f(x[i], y[i]);
       });
     } else {
-      parallel(n, kGrain, [&](int64_t lo, int64_t hi) {
+      parallel(n, kParallelGrain, [&](int64_t lo, int64_t hi) {
         Walker wa(*a, lo), wb(*b, lo), wo(*out, lo);
         for (int64_t i = lo; i < hi; ++i, wa.next(), wb.next(), wo.next()) po[wo.off] = op.f(pa[wa.off], pb[wb.off]);
       });

@@ -97,7 +97,7 @@ void run_affine(const Tensor& in, const Tensor& out, ChannelDims cd, const Op& o
     if (nch > 1) inner = in.strides()[cd.d0];
   }
   if (!flat) {
-    parallel(n, kGrain, [&](int64_t b, int64_t e) {
+    parallel(n, kParallelGrain, [&](int64_t b, int64_t e) {
       Walker wi(in, b), wo(out, b);
       for (int64_t i = b; i < e; ++i) {
         d[wo.off] = op.one(s[wi.off], (i / inner) % nch);
@@ -107,7 +107,7 @@ void run_affine(const Tensor& in, const Tensor& out, ChannelDims cd, const Op& o
     });
     return;
   }
-  parallel(n, kGrain, [&](int64_t b, int64_t e) {
+  parallel(n, kParallelGrain, [&](int64_t b, int64_t e) {
     if (nch == 1) {
       op.row(s + b, d + b, e - b, 0);
       return;

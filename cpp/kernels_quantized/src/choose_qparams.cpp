@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "ops.h"
 #include "qparams.h"
 
 namespace etq {
@@ -116,20 +115,21 @@ bool check_outputs(KernelRuntimeContext& ctx, const Tensor& scale_out, size_t si
 
 }  // namespace
 
-// choose_qparams.Tensor_out(Tensor input, int quant_min, int quant_max, float eps, ScalarType dtype, *,
-//                           Tensor(a!) scale_out, Tensor(b!) zero_point_out) -> (Tensor(a!), Tensor(b!))
+ET_KERNEL_OP("quantized_decomposed::choose_qparams.Tensor_out", choose_qparams_tensor_out,
+             "(Tensor input, int quant_min, int quant_max, float eps, ScalarType dtype, *, Tensor(a!) scale_out, "
+             "Tensor(b!) zero_point_out) -> (Tensor(a!), Tensor(b!))")
 void choose_qparams_tensor_out(KernelRuntimeContext& ctx, Args args) {
   if (!check_nargs(ctx, args, 7)) return;
-  const Tensor* in = arg_tensor(ctx, args, 0, "input");
+  const Tensor* in = arg_tensor(ctx, args, 0);
   if (in == nullptr) return;
   int64_t qmin, qmax;
   double eps;
   ScalarType dtype;
-  if (!arg_int(ctx, args, 1, "quant_min", &qmin) || !arg_int(ctx, args, 2, "quant_max", &qmax) ||
-      !arg_double(ctx, args, 3, "eps", &eps) || !arg_dtype(ctx, args, 4, "dtype", &dtype))
+  if (!arg_int(ctx, args, 1, &qmin) || !arg_int(ctx, args, 2, &qmax) || !arg_double(ctx, args, 3, &eps) ||
+      !arg_dtype(ctx, args, 4, &dtype))
     return;
-  const Tensor* scale_out = arg_tensor(ctx, args, 5, "scale_out");
-  const Tensor* zp_out = scale_out ? arg_tensor(ctx, args, 6, "zero_point_out") : nullptr;
+  const Tensor* scale_out = arg_tensor(ctx, args, 5);
+  const Tensor* zp_out = scale_out ? arg_tensor(ctx, args, 6) : nullptr;
   if (zp_out == nullptr) return;
   if (!(qmin < qmax) || qmin < std::numeric_limits<int32_t>::min() || qmax > std::numeric_limits<int32_t>::max()) {
     fail(ctx, Error::InvalidArgument,
@@ -152,7 +152,7 @@ void choose_qparams_tensor_out(KernelRuntimeContext& ctx, Args args) {
   const float* x = in->const_data_ptr<float>();
   Range r;
   std::mutex mu;
-  parallel(in->numel(), 4 * kGrain, [&](int64_t b, int64_t e) {
+  parallel(in->numel(), 4 * kParallelGrain, [&](int64_t b, int64_t e) {
     const Range part = range_of(x + b, e - b);
     std::lock_guard<std::mutex> lock(mu);
     r.add(part);
@@ -165,17 +165,18 @@ void choose_qparams_tensor_out(KernelRuntimeContext& ctx, Args args) {
   zp_out->mutable_data_ptr<int64_t>()[0] = zp;
 }
 
-// choose_qparams_per_token_asymmetric.out(Tensor input, ScalarType dtype, *, Tensor(a!) scale_out,
-//                                         Tensor(b!) zero_point_out) -> (Tensor(a!), Tensor(b!))
 // One (scale, zero point) per token (index of every dim but the last) over [-128, 127]; the outputs have the
 // input's shape with the last dim 1.
+ET_KERNEL_OP(
+    "quantized_decomposed::choose_qparams_per_token_asymmetric.out", choose_qparams_per_token_asymmetric_out,
+    "(Tensor input, ScalarType dtype, *, Tensor(a!) scale_out, Tensor(b!) zero_point_out) -> (Tensor(a!), Tensor(b!))")
 void choose_qparams_per_token_asymmetric_out(KernelRuntimeContext& ctx, Args args) {
   if (!check_nargs(ctx, args, 4)) return;
-  const Tensor* in = arg_tensor(ctx, args, 0, "input");
+  const Tensor* in = arg_tensor(ctx, args, 0);
   ScalarType dtype;
-  if (in == nullptr || !arg_dtype(ctx, args, 1, "dtype", &dtype)) return;
-  const Tensor* scale_out = arg_tensor(ctx, args, 2, "scale_out");
-  const Tensor* zp_out = scale_out ? arg_tensor(ctx, args, 3, "zero_point_out") : nullptr;
+  if (in == nullptr || !arg_dtype(ctx, args, 1, &dtype)) return;
+  const Tensor* scale_out = arg_tensor(ctx, args, 2);
+  const Tensor* zp_out = scale_out ? arg_tensor(ctx, args, 3) : nullptr;
   if (zp_out == nullptr) return;
   if (in->scalar_type() != ScalarType::Float) {
     fail(ctx, Error::InvalidArgument, "argument 0 (input) has dtype %s, expected Float", dtype_name(in->scalar_type()));
@@ -210,7 +211,7 @@ void choose_qparams_per_token_asymmetric_out(KernelRuntimeContext& ctx, Args arg
   std::mutex mu;
   int64_t bad_token = -1;
   Range bad_range;
-  parallel(tokens, std::max<int64_t>(1, kGrain / k_len), [&](int64_t b, int64_t e) {
+  parallel(tokens, std::max<int64_t>(1, kParallelGrain / k_len), [&](int64_t b, int64_t e) {
     std::vector<float> row;
     if (!contiguous) row.resize(static_cast<size_t>(k_len));
     Walker w(*in, contiguous ? 0 : b * k_len);

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "affine.h"
-#include "ops.h"
 #include "qparams.h"
 
 namespace etq {
@@ -75,18 +74,17 @@ struct Layout {
 bool common(KernelRuntimeContext& ctx, Args args, const Layout& ix, bool out_dtype_required, const Tensor** in,
             const Tensor** out, int64_t* qmin, int64_t* qmax) {
   if (!check_nargs(ctx, args, ix.out + 1)) return false;
-  *in = arg_tensor(ctx, args, 0, "input");
+  *in = arg_tensor(ctx, args, 0);
   if (*in == nullptr) return false;
   ScalarType dtype, out_dtype = ScalarType::Float;
   bool has_out_dtype = true;
-  if (!arg_int(ctx, args, ix.qmin, "quant_min", qmin) || !arg_int(ctx, args, ix.qmin + 1, "quant_max", qmax) ||
-      !arg_dtype(ctx, args, ix.dtype, "dtype", &dtype))
+  if (!arg_int(ctx, args, ix.qmin, qmin) || !arg_int(ctx, args, ix.qmin + 1, qmax) ||
+      !arg_dtype(ctx, args, ix.dtype, &dtype))
     return false;
-  const char* out_dtype_name = out_dtype_required ? "output_dtype" : "out_dtype";
-  if (out_dtype_required ? !arg_dtype(ctx, args, ix.out_dtype, out_dtype_name, &out_dtype)
-                         : !arg_opt_dtype(ctx, args, ix.out_dtype, out_dtype_name, &out_dtype, &has_out_dtype))
+  if (out_dtype_required ? !arg_dtype(ctx, args, ix.out_dtype, &out_dtype)
+                         : !arg_opt_dtype(ctx, args, ix.out_dtype, &out_dtype, &has_out_dtype))
     return false;
-  *out = arg_tensor(ctx, args, ix.out, "out");
+  *out = arg_tensor(ctx, args, ix.out);
   if (*out == nullptr) return false;
   const ScalarType it = (*in)->scalar_type();
   int64_t lo, hi;
@@ -103,8 +101,9 @@ bool common(KernelRuntimeContext& ctx, Args args, const Layout& ix, bool out_dty
   }
   const ScalarType ot = (*out)->scalar_type();
   if (has_out_dtype && ot != out_dtype) {
+    char out_dtype_name[64];  // out_dtype, or per token output_dtype (the schemas' names)
     fail(ctx, Error::InvalidArgument, "argument %zu (out) has dtype %s, but argument %zu (%s) is %s", ix.out,
-         dtype_name(ot), ix.out_dtype, out_dtype_name, dtype_name(out_dtype));
+         dtype_name(ot), ix.out_dtype, arg_name(ix.out_dtype, out_dtype_name), dtype_name(out_dtype));
     return false;
   }
   if (ot != ScalarType::Float && ot != ScalarType::Double && ot != ScalarType::Half) {
@@ -150,61 +149,55 @@ bool channel_params(KernelRuntimeContext& ctx, const Tensor& scales, size_t si, 
   return true;
 }
 
+// The per-tensor forms, once their scale (argument 1) and zero point (argument 2) are read.
+void per_tensor(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, double scale, int64_t zp, int64_t qmin,
+                int64_t qmax) {
+  std::vector<float> sc(1);
+  if (!check_dequantize_scale(ctx, {1, "scale"}, scale, &sc[0]) ||
+      !check_zero_point(ctx, {2, "zero_point"}, zp, qmin, qmax))
+    return;
+  run(ctx, in, out, ChannelDims{}, sc, std::vector<int32_t>{static_cast<int32_t>(zp)}, false);
+}
+
 }  // namespace
 
-// dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max,
-//                           ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out)
+ET_KERNEL_OP("quantized_decomposed::dequantize_per_tensor.out", dequantize_per_tensor_out,
+             "(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, "
+             "ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)")
 void dequantize_per_tensor_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor *in, *out;
   int64_t qmin, qmax, zp;
   double scale;
   if (!common(ctx, args, {3, 5, 6, 7}, false, &in, &out, &qmin, &qmax)) return;
-  if (!arg_double(ctx, args, 1, "scale", &scale) || !arg_int(ctx, args, 2, "zero_point", &zp)) return;
-  std::vector<float> sc(1);
-  if (!check_dequantize_scale(ctx, {1, "scale"}, scale, &sc[0]) ||
-      !check_zero_point(ctx, {2, "zero_point"}, zp, qmin, qmax))
-    return;
-  run(ctx, *in, *out, ChannelDims{}, sc, std::vector<int32_t>{static_cast<int32_t>(zp)}, false);
+  if (!arg_double(ctx, args, 1, &scale) || !arg_int(ctx, args, 2, &zp)) return;
+  per_tensor(ctx, *in, *out, scale, zp, qmin, qmax);
 }
 
-// dequantize_per_tensor.Tensor_out(Tensor input, Tensor scale, Tensor zero_point, int quant_min, int quant_max,
-//                                  ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out)
+ET_KERNEL_OP("quantized_decomposed::dequantize_per_tensor.Tensor_out", dequantize_per_tensor_tensor_out,
+             "(Tensor input, Tensor scale, Tensor zero_point, int quant_min, int quant_max, ScalarType dtype, *, "
+             "ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)")
 void dequantize_per_tensor_tensor_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor *in, *out;
   int64_t qmin, qmax;
   if (!common(ctx, args, {3, 5, 6, 7}, false, &in, &out, &qmin, &qmax)) return;
-  const Tensor* st = arg_tensor(ctx, args, 1, "scale");
-  const Tensor* zt = st ? arg_tensor(ctx, args, 2, "zero_point") : nullptr;
-  if (zt == nullptr) return;
-  if (!check_param_tensor(ctx, 1, "scale", *st, 1, "a per-tensor scale's count", true, false) ||
-      !check_param_tensor(ctx, 2, "zero_point", *zt, 1, "a per-tensor zero point's count", false, false))
-    return;
-  std::vector<float> sc(1);
-  const int64_t zp = read_int(*zt, 0);
-  if (!check_dequantize_scale(ctx, {1, "scale"}, read_real(*st, 0), &sc[0]) ||
-      !check_zero_point(ctx, {2, "zero_point"}, zp, qmin, qmax))
-    return;
-  run(ctx, *in, *out, ChannelDims{}, sc, std::vector<int32_t>{static_cast<int32_t>(zp)}, false);
+  double scale;
+  int64_t zp;
+  if (!per_tensor_params(ctx, args, &scale, &zp)) return;
+  per_tensor(ctx, *in, *out, scale, zp, qmin, qmax);
 }
 
-// dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min,
-//                            int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out)
+ET_KERNEL_OP("quantized_decomposed::dequantize_per_channel.out", dequantize_per_channel_out,
+             "(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType "
+             "dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)")
 void dequantize_per_channel_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor *in, *out;
   int64_t qmin, qmax, axis;
   if (!common(ctx, args, {4, 6, 7, 8}, false, &in, &out, &qmin, &qmax)) return;
-  if (!arg_int(ctx, args, 3, "axis", &axis)) return;
+  if (!channel_axis(ctx, args, *in, &axis)) return;
   const int64_t nd = in->dim();
-  if (nd == 0 || axis < -nd || axis >= nd) {
-    fail(ctx, Error::InvalidArgument, "argument 3 (axis) is %lld, outside [-%lld, %lld) for the %lld-d input",
-         static_cast<long long>(axis), static_cast<long long>(nd), static_cast<long long>(nd),
-         static_cast<long long>(nd));
-    return;
-  }
-  if (axis < 0) axis += nd;
-  const Tensor* st = arg_tensor(ctx, args, 1, "scales");
+  const Tensor* st = arg_tensor(ctx, args, 1);
   const Tensor* zt = nullptr;
-  if (st == nullptr || !arg_opt_tensor(ctx, args, 2, "zero_points", &zt)) return;
+  if (st == nullptr || !arg_opt_tensor(ctx, args, 2, &zt)) return;
   std::vector<float> sc;
   std::vector<int32_t> zp;
   const std::string what = "input.size(" + std::to_string(axis) + ")";
@@ -212,21 +205,18 @@ void dequantize_per_channel_out(KernelRuntimeContext& ctx, Args args) {
   run(ctx, *in, *out, ChannelDims{static_cast<int>(axis), static_cast<int>(axis) + 1}, sc, zp, nd == 1);
 }
 
-// dequantize_per_token.out(Tensor input, Tensor scales, Tensor zero_points, int quant_min, int quant_max,
-//                          ScalarType dtype, ScalarType output_dtype, *, Tensor(a!) out)
+ET_KERNEL_OP("quantized_decomposed::dequantize_per_token.out", dequantize_per_token_out,
+             "(Tensor input, Tensor scales, Tensor zero_points, int quant_min, int quant_max, ScalarType dtype, "
+             "ScalarType output_dtype, *, Tensor(a!) out) -> Tensor(a!)")
 void dequantize_per_token_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor *in, *out;
   int64_t qmin, qmax;
   if (!common(ctx, args, {3, 5, 6, 7}, true, &in, &out, &qmin, &qmax)) return;
-  if (in->dim() == 0) {
-    fail(ctx, Error::InvalidArgument, "argument 0 (input) is 0-dimensional; tokens are rows of its last dim");
-    return;
-  }
-  const Tensor* st = arg_tensor(ctx, args, 1, "scales");
-  const Tensor* zt = st ? arg_tensor(ctx, args, 2, "zero_points") : nullptr;
+  int64_t tokens;
+  if (!token_count(ctx, *in, &tokens)) return;
+  const Tensor* st = arg_tensor(ctx, args, 1);
+  const Tensor* zt = st ? arg_tensor(ctx, args, 2) : nullptr;
   if (zt == nullptr) return;
-  int64_t tokens = 1;
-  for (ssize_t d = 0; d + 1 < in->dim(); ++d) tokens *= in->size(d);
   std::vector<float> sc;
   std::vector<int32_t> zp;
   if (!channel_params(ctx, *st, 1, zt, 2, tokens, "the number of tokens", qmin, qmax, &sc, &zp)) return;

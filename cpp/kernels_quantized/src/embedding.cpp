@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "affine.h"
-#include "ops.h"
 #include "qparams.h"
 
 namespace etq {
@@ -88,7 +87,7 @@ void run(const Inputs& in, int nbit) {
   const int64_t zs0 = in.zps ? in.zps->strides()[0] : 0;
   const int64_t zs1 = in.zps && in.zps->dim() == 2 ? in.zps->strides()[1] : 0;
   O* out = in.out->mutable_data_ptr<O>();
-  parallel(rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(dim, 1)), [&](int64_t b, int64_t e) {
+  parallel(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(dim, 1)), [&](int64_t b, int64_t e) {
     std::vector<float> row(static_cast<size_t>(dim));
     std::vector<O> staged(out_contiguous ? 0 : static_cast<size_t>(dim));
     for (int64_t p = b; p < e; ++p) {
@@ -119,15 +118,15 @@ void embedding(KernelRuntimeContext& ctx, Args args, int nbit, bool dtype_varian
   int64_t qmin, qmax;
   ScalarType dtype = ScalarType::Float;
   bool has_dtype = false;
-  in.weight = arg_tensor(ctx, args, 0, "weight");
-  in.scales = in.weight ? arg_tensor(ctx, args, 1, "weight_scales") : nullptr;
-  if (in.scales == nullptr || !arg_opt_tensor(ctx, args, 2, "weight_zero_points", &in.zps) ||
-      !arg_int(ctx, args, 3, "weight_quant_min", &qmin) || !arg_int(ctx, args, 4, "weight_quant_max", &qmax))
+  in.weight = arg_tensor(ctx, args, 0);
+  in.scales = in.weight ? arg_tensor(ctx, args, 1) : nullptr;
+  if (in.scales == nullptr || !arg_opt_tensor(ctx, args, 2, &in.zps) || !arg_int(ctx, args, 3, &qmin) ||
+      !arg_int(ctx, args, 4, &qmax))
     return;
-  in.indices = arg_tensor(ctx, args, 5, "indices");
+  in.indices = arg_tensor(ctx, args, 5);
   if (in.indices == nullptr) return;
-  if (dtype_variant && !arg_opt_dtype(ctx, args, 6, "dtype", &dtype, &has_dtype)) return;
-  in.out = arg_tensor(ctx, args, out_i, "out");
+  if (dtype_variant && !arg_opt_dtype(ctx, args, 6, &dtype, &has_dtype)) return;
+  in.out = arg_tensor(ctx, args, out_i);
   if (in.out == nullptr) return;
   const Tensor &weight = *in.weight, &scales = *in.scales, &indices = *in.indices, &out = *in.out;
 
@@ -244,16 +243,32 @@ void embedding(KernelRuntimeContext& ctx, Args args, int nbit, bool dtype_varian
 
 }  // namespace
 
-// embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min,
-//                    int weight_quant_max, Tensor indices, *, Tensor(a!) out)
+ET_KERNEL_OP("quantized_decomposed::embedding_byte.out", embedding_byte_out,
+             "(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int "
+             "weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)")
 void embedding_byte_out(KernelRuntimeContext& ctx, Args args) { embedding(ctx, args, 8, false); }
 // embedding_byte.dtype_out(..., Tensor indices, *, ScalarType? dtype=None, Tensor(a!) out)
+ET_KERNEL_OP("quantized_decomposed::embedding_byte.dtype_out", embedding_byte_dtype_out,
+             "(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int "
+             "weight_quant_max, Tensor indices, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)")
 void embedding_byte_dtype_out(KernelRuntimeContext& ctx, Args args) { embedding(ctx, args, 8, true); }
 // embedding_2bit.out / .dtype_out(..., Tensor indices, ScalarType? dtype=None, *, Tensor(a!) out)
+ET_KERNEL_OP("quantized_decomposed::embedding_2bit.out", embedding_2bit_out,
+             "(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int "
+             "weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)")
 void embedding_2bit_out(KernelRuntimeContext& ctx, Args args) { embedding(ctx, args, 2, false); }
+ET_KERNEL_OP("quantized_decomposed::embedding_2bit.dtype_out", embedding_2bit_dtype_out,
+             "(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int "
+             "weight_quant_max, Tensor indices, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)")
 void embedding_2bit_dtype_out(KernelRuntimeContext& ctx, Args args) { embedding(ctx, args, 2, true); }
 // embedding_4bit.out / .dtype_out
+ET_KERNEL_OP("quantized_decomposed::embedding_4bit.out", embedding_4bit_out,
+             "(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int "
+             "weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)")
 void embedding_4bit_out(KernelRuntimeContext& ctx, Args args) { embedding(ctx, args, 4, false); }
+ET_KERNEL_OP("quantized_decomposed::embedding_4bit.dtype_out", embedding_4bit_dtype_out,
+             "(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int "
+             "weight_quant_max, Tensor indices, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)")
 void embedding_4bit_dtype_out(KernelRuntimeContext& ctx, Args args) { embedding(ctx, args, 4, true); }
 
 }  // namespace etq

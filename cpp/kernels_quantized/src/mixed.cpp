@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "affine.h"
-#include "ops.h"
 #include "qparams.h"
 
 namespace etq {
@@ -54,7 +53,7 @@ constexpr int64_t kRowTile = 32;  // rows per work item
 
 // Work items per parallel chunk when each costs `per_item` multiply-adds per output column of a block.
 inline int64_t work_grain(int64_t per_item) {
-  return std::max<int64_t>(1, 16 * kGrain / std::max<int64_t>(1, per_item * kBlock));
+  return std::max<int64_t>(1, 16 * kParallelGrain / std::max<int64_t>(1, per_item * kBlock));
 }
 
 // mixed_mm with U the input / scale / output type (Float or Half). Work items: a tile of kMmRows rows times a chunk
@@ -74,7 +73,7 @@ void mm(const Tensor& in, const Tensor& weight, const Tensor& scales, const Tens
   for (int64_t k = 0; k < n; ++k) sk[k] = to_float(s[k * ss]);
   const int64_t tiles = (m + kMmRows - 1) / kMmRows, chunks = (p + kMmCols - 1) / kMmCols;
   const int64_t per_item = std::min(m, kMmRows) * std::min(p, kMmCols) * n;
-  parallel(tiles * chunks, std::max<int64_t>(1, 16 * kGrain / std::max<int64_t>(1, per_item)),
+  parallel(tiles * chunks, std::max<int64_t>(1, 16 * kParallelGrain / std::max<int64_t>(1, per_item)),
            [&](int64_t b0, int64_t b1) {
              std::vector<float> acc(static_cast<size_t>(kMmRows * kMmCols)), wf(static_cast<size_t>(kMmCols));
              for (int64_t item = b0; item < b1; ++item) {
@@ -206,17 +205,19 @@ bool float_or_half(KernelRuntimeContext& ctx, size_t i, const char* name, Scalar
 
 }  // namespace
 
-// mixed_mm.out(Tensor input, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, *, Tensor(a!) out):
 // input [m, n], weight [n, p] int8, weight_scales [n] (one per weight row), out [m, p]; input, scales and out
 // share the dtype (Float or Half).
+ET_KERNEL_OP(
+    "quantized_decomposed::mixed_mm.out", mixed_mm_out,
+    "(Tensor input, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, *, Tensor(a!) out) -> Tensor(a!)")
 void mixed_mm_out(KernelRuntimeContext& ctx, Args args) {
   if (!check_nargs(ctx, args, 5)) return;
-  const Tensor* in = arg_tensor(ctx, args, 0, "input");
-  const Tensor* weight = in ? arg_tensor(ctx, args, 1, "weight") : nullptr;
-  const Tensor* scales = weight ? arg_tensor(ctx, args, 2, "weight_scales") : nullptr;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  const Tensor* weight = in ? arg_tensor(ctx, args, 1) : nullptr;
+  const Tensor* scales = weight ? arg_tensor(ctx, args, 2) : nullptr;
   const Tensor* zp = nullptr;
-  if (scales == nullptr || !arg_opt_tensor(ctx, args, 3, "weight_zero_points", &zp)) return;
-  const Tensor* out = arg_tensor(ctx, args, 4, "out");
+  if (scales == nullptr || !arg_opt_tensor(ctx, args, 3, &zp)) return;
+  const Tensor* out = arg_tensor(ctx, args, 4);
   if (out == nullptr) return;
   if (!rank(ctx, 0, "input", *in, 2, 2) || !rank(ctx, 1, "weight", *weight, 2, 2) ||
       !rank(ctx, 2, "weight_scales", *scales, 1, 1) || !rank(ctx, 4, "out", *out, 2, 2))
@@ -247,21 +248,22 @@ void mixed_mm_out(KernelRuntimeContext& ctx, Args args) {
     mm<Half>(*in, *weight, *scales, *out);
 }
 
-// mixed_linear.out(Tensor input, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points,
-//                  ScalarType? dtype=None, *, Tensor(a!) out): input [m, n], weight [p, n] int8, weight_scales [p]
-// or [p, G] (G groups of ceil(n / G) input elements, the last possibly shorter), out [m, p] of dtype `dtype`
-// (Float or Half) or, without it, Float, Double or Half.
+// input [m, n], weight [p, n] int8, weight_scales [p] or [p, G] (G groups of ceil(n / G) input elements, the last
+// possibly shorter), out [m, p] of dtype `dtype` (Float or Half) or, without it, Float, Double or Half.
+ET_KERNEL_OP("quantized_decomposed::mixed_linear.out", mixed_linear_out,
+             "(Tensor input, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, ScalarType? dtype=None, "
+             "*, Tensor(a!) out) -> Tensor(a!)")
 void mixed_linear_out(KernelRuntimeContext& ctx, Args args) {
   if (!check_nargs(ctx, args, 6)) return;
-  const Tensor* in = arg_tensor(ctx, args, 0, "input");
-  const Tensor* weight = in ? arg_tensor(ctx, args, 1, "weight") : nullptr;
-  const Tensor* scales = weight ? arg_tensor(ctx, args, 2, "weight_scales") : nullptr;
+  const Tensor* in = arg_tensor(ctx, args, 0);
+  const Tensor* weight = in ? arg_tensor(ctx, args, 1) : nullptr;
+  const Tensor* scales = weight ? arg_tensor(ctx, args, 2) : nullptr;
   const Tensor* zp = nullptr;
-  if (scales == nullptr || !arg_opt_tensor(ctx, args, 3, "weight_zero_points", &zp)) return;
+  if (scales == nullptr || !arg_opt_tensor(ctx, args, 3, &zp)) return;
   ScalarType dtype = ScalarType::Float;
   bool has_dtype = false;
-  if (!arg_opt_dtype(ctx, args, 4, "dtype", &dtype, &has_dtype)) return;
-  const Tensor* out = arg_tensor(ctx, args, 5, "out");
+  if (!arg_opt_dtype(ctx, args, 4, &dtype, &has_dtype)) return;
+  const Tensor* out = arg_tensor(ctx, args, 5);
   if (out == nullptr) return;
   if (!rank(ctx, 0, "input", *in, 2, 2) || !rank(ctx, 1, "weight", *weight, 2, 2) ||
       !rank(ctx, 2, "weight_scales", *scales, 1, 2) || !rank(ctx, 5, "out", *out, 2, 2))

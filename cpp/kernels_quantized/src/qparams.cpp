@@ -100,4 +100,39 @@ bool check_param_tensor(KernelRuntimeContext& ctx, size_t index, const char* nam
   return true;
 }
 
+bool per_tensor_params(KernelRuntimeContext& ctx, Args args, double* scale, int64_t* zero_point) {
+  const Tensor* st = arg_tensor(ctx, args, 1);
+  const Tensor* zt = st ? arg_tensor(ctx, args, 2) : nullptr;
+  if (zt == nullptr) return false;
+  if (!check_param_tensor(ctx, 1, "scale", *st, 1, "a per-tensor scale's count", true, false) ||
+      !check_param_tensor(ctx, 2, "zero_point", *zt, 1, "a per-tensor zero point's count", false, false))
+    return false;
+  *scale = read_real(*st, 0);
+  *zero_point = read_int(*zt, 0);
+  return true;
+}
+
+bool channel_axis(KernelRuntimeContext& ctx, Args args, const Tensor& in, int64_t* axis) {
+  if (!arg_int(ctx, args, 3, axis)) return false;
+  const int64_t nd = in.dim();
+  if (nd == 0 || *axis < -nd || *axis >= nd) {
+    fail(ctx, Error::InvalidArgument, "argument 3 (axis) is %lld, outside [-%lld, %lld) for the %lld-d input",
+         static_cast<long long>(*axis), static_cast<long long>(nd), static_cast<long long>(nd),
+         static_cast<long long>(nd));
+    return false;
+  }
+  if (*axis < 0) *axis += nd;
+  return true;
+}
+
+bool token_count(KernelRuntimeContext& ctx, const Tensor& in, int64_t* tokens) {
+  if (in.dim() == 0) {
+    fail(ctx, Error::InvalidArgument, "argument 0 (input) is 0-dimensional; tokens are rows of its last dim");
+    return false;
+  }
+  *tokens = 1;
+  for (ssize_t d = 0; d + 1 < in.dim(); ++d) *tokens *= in.size(d);
+  return true;
+}
+
 }  // namespace etq

@@ -34,4 +34,12 @@ bool check_quant_minmax(KernelRuntimeContext& ctx, size_t qmin_index, int64_t qm
 bool check_param_tensor(KernelRuntimeContext& ctx, size_t index, const char* name, const Tensor& t, int64_t count,
                         const char* count_what, bool real, bool allow_float_or_int);
 
+// The scale (argument 1, a 1-element Double tensor) and zero point (argument 2, a 1-element Long tensor) of the
+// per-tensor .Tensor_out forms.
+bool per_tensor_params(KernelRuntimeContext& ctx, Args args, double* scale, int64_t* zero_point);
+// The channel axis (argument 3) of the per-channel forms, normalized for `in`.
+bool channel_axis(KernelRuntimeContext& ctx, Args args, const Tensor& in, int64_t* axis);
+// The token count of the per-token forms: every index of all dims of `in` but the last.
+bool token_count(KernelRuntimeContext& ctx, const Tensor& in, int64_t* tokens);
+
 }  // namespace etq

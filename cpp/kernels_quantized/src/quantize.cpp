@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "affine.h"
-#include "ops.h"
 #include "qparams.h"
 
 namespace etq {
@@ -66,13 +65,13 @@ struct Layout {
 bool common(KernelRuntimeContext& ctx, Args args, const Layout& ix, const Tensor** in, const Tensor** out,
             int64_t* qmin, int64_t* qmax) {
   if (!check_nargs(ctx, args, ix.out + 1)) return false;
-  *in = arg_tensor(ctx, args, 0, "input");
+  *in = arg_tensor(ctx, args, 0);
   if (*in == nullptr) return false;
   ScalarType dtype;
-  if (!arg_int(ctx, args, ix.qmin, "quant_min", qmin) || !arg_int(ctx, args, ix.qmin + 1, "quant_max", qmax) ||
-      !arg_dtype(ctx, args, ix.dtype, "dtype", &dtype))
+  if (!arg_int(ctx, args, ix.qmin, qmin) || !arg_int(ctx, args, ix.qmin + 1, qmax) ||
+      !arg_dtype(ctx, args, ix.dtype, &dtype))
     return false;
-  *out = arg_tensor(ctx, args, ix.out, "out");
+  *out = arg_tensor(ctx, args, ix.out);
   if (*out == nullptr) return false;
   const ScalarType it = (*in)->scalar_type();
   if (it != ScalarType::Float && it != ScalarType::Double && it != ScalarType::Half) {
@@ -128,63 +127,55 @@ bool channel_params(KernelRuntimeContext& ctx, const Tensor& scales, size_t si, 
   return true;
 }
 
-}  // namespace
-
-// quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max,
-//                         ScalarType dtype, *, Tensor(a!) out)
-void quantize_per_tensor_out(KernelRuntimeContext& ctx, Args args) {
-  const Tensor *in, *out;
-  int64_t qmin, qmax, zp;
-  double scale;
-  if (!common(ctx, args, {3, 5, 6}, &in, &out, &qmin, &qmax)) return;
-  if (!arg_double(ctx, args, 1, "scale", &scale) || !arg_int(ctx, args, 2, "zero_point", &zp)) return;
+// The per-tensor forms, once their scale (argument 1) and zero point (argument 2) are read.
+void per_tensor(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, double scale, int64_t zp, int64_t qmin,
+                int64_t qmax) {
   std::vector<float> inv(1), zpf(1);
   if (!check_quantize_scale(ctx, {1, "scale"}, scale, &inv[0]) ||
       !check_zero_point(ctx, {2, "zero_point"}, zp, qmin, qmax))
     return;
   zpf[0] = static_cast<float>(static_cast<int32_t>(zp));
-  run(ctx, *in, *out, ChannelDims{}, inv, zpf, qmin, qmax);
+  run(ctx, in, out, ChannelDims{}, inv, zpf, qmin, qmax);
 }
 
-// quantize_per_tensor.Tensor_out(Tensor input, Tensor scale, Tensor zero_point, int quant_min, int quant_max,
-//                                ScalarType dtype, *, Tensor(a!) out): scale a 1-element Double tensor, zero_point
-// a 1-element Long tensor.
+}  // namespace
+
+ET_KERNEL_OP("quantized_decomposed::quantize_per_tensor.out", quantize_per_tensor_out,
+             "(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, "
+             "Tensor(a!) out) -> Tensor(a!)")
+void quantize_per_tensor_out(KernelRuntimeContext& ctx, Args args) {
+  const Tensor *in, *out;
+  int64_t qmin, qmax, zp;
+  double scale;
+  if (!common(ctx, args, {3, 5, 6}, &in, &out, &qmin, &qmax)) return;
+  if (!arg_double(ctx, args, 1, &scale) || !arg_int(ctx, args, 2, &zp)) return;
+  per_tensor(ctx, *in, *out, scale, zp, qmin, qmax);
+}
+
+// scale a 1-element Double tensor, zero_point a 1-element Long tensor.
+ET_KERNEL_OP("quantized_decomposed::quantize_per_tensor.Tensor_out", quantize_per_tensor_tensor_out,
+             "(Tensor input, Tensor scale, Tensor zero_point, int quant_min, int quant_max, ScalarType dtype, *, "
+             "Tensor(a!) out) -> Tensor(a!)")
 void quantize_per_tensor_tensor_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor *in, *out;
   int64_t qmin, qmax;
   if (!common(ctx, args, {3, 5, 6}, &in, &out, &qmin, &qmax)) return;
-  const Tensor* st = arg_tensor(ctx, args, 1, "scale");
-  const Tensor* zt = st ? arg_tensor(ctx, args, 2, "zero_point") : nullptr;
-  if (zt == nullptr) return;
-  if (!check_param_tensor(ctx, 1, "scale", *st, 1, "a per-tensor scale's count", true, false) ||
-      !check_param_tensor(ctx, 2, "zero_point", *zt, 1, "a per-tensor zero point's count", false, false))
-    return;
-  std::vector<float> inv(1), zpf(1);
-  const int64_t zp = read_int(*zt, 0);
-  if (!check_quantize_scale(ctx, {1, "scale"}, read_real(*st, 0), &inv[0]) ||
-      !check_zero_point(ctx, {2, "zero_point"}, zp, qmin, qmax))
-    return;
-  zpf[0] = static_cast<float>(static_cast<int32_t>(zp));
-  run(ctx, *in, *out, ChannelDims{}, inv, zpf, qmin, qmax);
+  double scale;
+  int64_t zp;
+  if (!per_tensor_params(ctx, args, &scale, &zp)) return;
+  per_tensor(ctx, *in, *out, scale, zp, qmin, qmax);
 }
 
-// quantize_per_channel.out(Tensor input, Tensor scales, Tensor zero_points, int axis, int quant_min,
-//                          int quant_max, ScalarType dtype, *, Tensor(a!) out)
+ET_KERNEL_OP("quantized_decomposed::quantize_per_channel.out", quantize_per_channel_out,
+             "(Tensor input, Tensor scales, Tensor zero_points, int axis, int quant_min, int quant_max, ScalarType "
+             "dtype, *, Tensor(a!) out) -> Tensor(a!)")
 void quantize_per_channel_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor *in, *out;
   int64_t qmin, qmax, axis;
   if (!common(ctx, args, {4, 6, 7}, &in, &out, &qmin, &qmax)) return;
-  if (!arg_int(ctx, args, 3, "axis", &axis)) return;
-  const int64_t nd = in->dim();
-  if (nd == 0 || axis < -nd || axis >= nd) {
-    fail(ctx, Error::InvalidArgument, "argument 3 (axis) is %lld, outside [-%lld, %lld) for the %lld-d input",
-         static_cast<long long>(axis), static_cast<long long>(nd), static_cast<long long>(nd),
-         static_cast<long long>(nd));
-    return;
-  }
-  if (axis < 0) axis += nd;
-  const Tensor* st = arg_tensor(ctx, args, 1, "scales");
-  const Tensor* zt = st ? arg_tensor(ctx, args, 2, "zero_points") : nullptr;
+  if (!channel_axis(ctx, args, *in, &axis)) return;
+  const Tensor* st = arg_tensor(ctx, args, 1);
+  const Tensor* zt = st ? arg_tensor(ctx, args, 2) : nullptr;
   if (zt == nullptr) return;
   std::vector<float> inv, zpf;
   const std::string what = "input.size(" + std::to_string(axis) + ")";
@@ -192,22 +183,19 @@ void quantize_per_channel_out(KernelRuntimeContext& ctx, Args args) {
   run(ctx, *in, *out, ChannelDims{static_cast<int>(axis), static_cast<int>(axis) + 1}, inv, zpf, qmin, qmax);
 }
 
-// quantize_per_token.out(Tensor input, Tensor scales, Tensor zero_points, int quant_min, int quant_max,
-//                        ScalarType dtype, *, Tensor(a!) out): one (scale, zero point) per token, a token being
-// one index of every dim but the last.
+// One (scale, zero point) per token, a token being one index of every dim but the last.
+ET_KERNEL_OP("quantized_decomposed::quantize_per_token.out", quantize_per_token_out,
+             "(Tensor input, Tensor scales, Tensor zero_points, int quant_min, int quant_max, ScalarType dtype, *, "
+             "Tensor(a!) out) -> Tensor(a!)")
 void quantize_per_token_out(KernelRuntimeContext& ctx, Args args) {
   const Tensor *in, *out;
   int64_t qmin, qmax;
   if (!common(ctx, args, {3, 5, 6}, &in, &out, &qmin, &qmax)) return;
-  if (in->dim() == 0) {
-    fail(ctx, Error::InvalidArgument, "argument 0 (input) is 0-dimensional; tokens are rows of its last dim");
-    return;
-  }
-  const Tensor* st = arg_tensor(ctx, args, 1, "scales");
-  const Tensor* zt = st ? arg_tensor(ctx, args, 2, "zero_points") : nullptr;
+  int64_t tokens;
+  if (!token_count(ctx, *in, &tokens)) return;
+  const Tensor* st = arg_tensor(ctx, args, 1);
+  const Tensor* zt = st ? arg_tensor(ctx, args, 2) : nullptr;
   if (zt == nullptr) return;
-  int64_t tokens = 1;
-  for (ssize_t d = 0; d + 1 < in->dim(); ++d) tokens *= in->size(d);
   std::vector<float> inv, zpf;
   if (!channel_params(ctx, *st, 1, *zt, 2, tokens, "the number of tokens", qmin, qmax, &inv, &zpf)) return;
   run(ctx, *in, *out, ChannelDims{0, static_cast<int>(in->dim()) - 1}, inv, zpf, qmin, qmax);

@@ -1,6 +1,6 @@
 #pragma once
-// Internal helpers of libexecutorch_kernels_quantized: failing with a reason, argument access by schema index and
-// name, tensor validation and layout queries, Half / BFloat16 conversions and the work splitter. Nothing here is
+// Internal helpers of libexecutorch_kernels_quantized (arguments, failing and registration come from the kernel
+// base): layout queries, Half / BFloat16 conversions and the work splitter. Nothing here is
 // exported from the library (hidden visibility, and the version script exports only the component descriptor).
 #include <algorithm>
 #include <cmath>
@@ -16,7 +16,9 @@
 
 namespace etq {
 
-using namespace ::etkb;  // NOLINT: the shared kernel-authoring base (cpp/cpu/include/kernel_base.h)
+using namespace ::etkb;  // NOLINT: the kernel-authoring base (cpp/kernel_base/include/kernel_base.h)
+// The call policy of this library's ET_KERNEL_OPs: each kernel runs as it is (Half is handled by the kernels).
+using KernelPolicy = ::etkb::DirectCall;
 
 // ---------------------------------------------------------------------------------------------------------
 // Tensors.

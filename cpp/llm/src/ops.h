@@ -1,20 +1,12 @@
 #pragma once
-// Every kernel in the library, as X(operator name, function); upstream's schemas are in
-// extension/llm/custom_ops/op_sdpa_aot.cpp. register.cpp registers this list.
+// Internal declarations of the LLM kernels (sdpa.cpp, update_cache.cpp), which register themselves with
+// ET_KERNEL_OP under upstream's names and schemas (extension/llm/custom_ops/op_sdpa_aot.cpp).
 #include <kernel_base.h>
-
-#define ETL_OPS(X)                                                         \
-  X("llama::update_cache.out", update_cache_out)                           \
-  X("llama::update_cache_with_indices.out", update_cache_with_indices_out) \
-  X("llama::custom_sdpa.out", custom_sdpa_out)                             \
-  X("llama::sdpa_with_kv_cache.out", sdpa_with_kv_cache_out)               \
-  X("llama::custom_quantized_sdpa.out", custom_quantized_sdpa_out)
 
 namespace etl {
 using namespace ::etkb;  // NOLINT: the shared kernel-authoring base
-#define ETL_DECLARE(name, fn) void fn(KernelRuntimeContext& ctx, Args args);
-ETL_OPS(ETL_DECLARE)
-#undef ETL_DECLARE
+// The call policy of this library's ET_KERNEL_OPs: each kernel runs as it is.
+using KernelPolicy = ::etkb::DirectCall;
 
 // Writes value [B, S, H, D] into cache [B, L, H, D] at sequence positions start_pos.. (or indices[b, s]),
 // checking shapes and bounds; false after failing ctx. `what` names the cache for messages.

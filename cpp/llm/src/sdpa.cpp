@@ -153,45 +153,44 @@ void attention(KernelRuntimeContext& ctx, const Tensor& q, const Tensor& k, cons
   }
 }
 
-// custom_sdpa.out(Tensor query, Tensor key, Tensor value, SymInt start_pos, Tensor? attn_mask=None,
-// float drpout_p=0.0, bool is_causal=False, float? scale=None, *, Tensor(a!) out)
+ET_KERNEL_OP("llama::custom_sdpa.out", custom_sdpa_out,
+             "(Tensor query, Tensor key, Tensor value, SymInt start_pos, Tensor? attn_mask=None, float drpout_p=0., "
+             "bool is_causal=False, float? scale=None, *, Tensor(a!) out) -> Tensor(a!)")
 void custom_sdpa_out(KernelRuntimeContext& ctx, Args args) {
   if (!check_nargs(ctx, args, 9)) return;
-  const Tensor *q = arg_tensor(ctx, args, 0, "query"), *k = nullptr, *v = nullptr, *mask = nullptr, *out = nullptr;
+  const Tensor *q = arg_tensor(ctx, args, 0), *k = nullptr, *v = nullptr, *mask = nullptr, *out = nullptr;
   int64_t start_pos = 0;
   double dropout = 0, scale = 0;
   bool is_causal = false, has_scale = false;
-  if (!q || !(k = arg_tensor(ctx, args, 1, "key")) || !(v = arg_tensor(ctx, args, 2, "value")) ||
-      !arg_int(ctx, args, 3, "start_pos", &start_pos) || !arg_opt_tensor(ctx, args, 4, "attn_mask", &mask) ||
-      !arg_double(ctx, args, 5, "dropout_p", &dropout) || !arg_bool(ctx, args, 6, "is_causal", &is_causal) ||
-      !arg_opt_double(ctx, args, 7, "scale", &scale, &has_scale) || !(out = arg_tensor(ctx, args, 8, "out")))
+  if (!q || !(k = arg_tensor(ctx, args, 1)) || !(v = arg_tensor(ctx, args, 2)) || !arg_int(ctx, args, 3, &start_pos) ||
+      !arg_opt_tensor(ctx, args, 4, &mask) || !arg_double(ctx, args, 5, &dropout) ||
+      !arg_bool(ctx, args, 6, &is_causal) || !arg_opt_double(ctx, args, 7, &scale, &has_scale) ||
+      !(out = arg_tensor(ctx, args, 8)))
     return;
   attention(ctx, *q, *k, *v, start_pos, mask, is_causal, has_scale, scale, *out);
 }
 
-// custom_quantized_sdpa.out(Tensor query, Tensor key, Tensor value, SymInt start_pos, Tensor? attn_mask=None,
-// float drpout_p=0.0, bool is_causal=False, float? scale=None, Tensor? q_zero_points=None, Tensor? q_scales=None,
-// Tensor? k_zero_points=None, Tensor? k_scales=None, Tensor? v_zero_points=None, Tensor? v_scales=None,
-// bool is_seq_at_dim_2=False, *, Tensor(a!) out): export_llama --quantize_kv_cache's attention over int8 caches
-// (per-token zero points and scales); float queries, keys and values run as custom_sdpa.
+// export_llama --quantize_kv_cache's attention over int8 caches (per-token zero points and scales); float
+// queries, keys and values run as custom_sdpa.
+ET_KERNEL_OP("llama::custom_quantized_sdpa.out", custom_quantized_sdpa_out,
+             "(Tensor query, Tensor key, Tensor value, SymInt start_pos, Tensor? attn_mask=None, float drpout_p=0., "
+             "bool is_causal=False, float? scale=None, Tensor? q_zero_points=None, Tensor? q_scales=None, Tensor? "
+             "k_zero_points=None, Tensor? k_scales=None, Tensor? v_zero_points=None, Tensor? v_scales=None, bool "
+             "is_seq_at_dim_2=False, *, Tensor(a!) out) -> Tensor(a!)")
 void custom_quantized_sdpa_out(KernelRuntimeContext& ctx, Args args) {
   if (!check_nargs(ctx, args, 16)) return;
-  const Tensor *q = arg_tensor(ctx, args, 0, "query"), *k = nullptr, *v = nullptr, *mask = nullptr, *out = nullptr;
+  const Tensor *q = arg_tensor(ctx, args, 0), *k = nullptr, *v = nullptr, *mask = nullptr, *out = nullptr;
   int64_t start_pos = 0;
   double dropout = 0, scale = 0;
   bool is_causal = false, has_scale = false, seq_at_dim_2 = false;
   TokenQParams qp{};
-  if (!q || !(k = arg_tensor(ctx, args, 1, "key")) || !(v = arg_tensor(ctx, args, 2, "value")) ||
-      !arg_int(ctx, args, 3, "start_pos", &start_pos) || !arg_opt_tensor(ctx, args, 4, "attn_mask", &mask) ||
-      !arg_double(ctx, args, 5, "dropout_p", &dropout) || !arg_bool(ctx, args, 6, "is_causal", &is_causal) ||
-      !arg_opt_double(ctx, args, 7, "scale", &scale, &has_scale) ||
-      !arg_opt_tensor(ctx, args, 8, "q_zero_points", &qp.q_zp) ||
-      !arg_opt_tensor(ctx, args, 9, "q_scales", &qp.q_scale) ||
-      !arg_opt_tensor(ctx, args, 10, "k_zero_points", &qp.k_zp) ||
-      !arg_opt_tensor(ctx, args, 11, "k_scales", &qp.k_scale) ||
-      !arg_opt_tensor(ctx, args, 12, "v_zero_points", &qp.v_zp) ||
-      !arg_opt_tensor(ctx, args, 13, "v_scales", &qp.v_scale) ||
-      !arg_bool(ctx, args, 14, "is_seq_at_dim_2", &seq_at_dim_2) || !(out = arg_tensor(ctx, args, 15, "out")))
+  if (!q || !(k = arg_tensor(ctx, args, 1)) || !(v = arg_tensor(ctx, args, 2)) || !arg_int(ctx, args, 3, &start_pos) ||
+      !arg_opt_tensor(ctx, args, 4, &mask) || !arg_double(ctx, args, 5, &dropout) ||
+      !arg_bool(ctx, args, 6, &is_causal) || !arg_opt_double(ctx, args, 7, &scale, &has_scale) ||
+      !arg_opt_tensor(ctx, args, 8, &qp.q_zp) || !arg_opt_tensor(ctx, args, 9, &qp.q_scale) ||
+      !arg_opt_tensor(ctx, args, 10, &qp.k_zp) || !arg_opt_tensor(ctx, args, 11, &qp.k_scale) ||
+      !arg_opt_tensor(ctx, args, 12, &qp.v_zp) || !arg_opt_tensor(ctx, args, 13, &qp.v_scale) ||
+      !arg_bool(ctx, args, 14, &seq_at_dim_2) || !(out = arg_tensor(ctx, args, 15)))
     return;
   if (seq_at_dim_2)
     return fail(ctx, Error::NotSupported,
@@ -200,22 +199,23 @@ void custom_quantized_sdpa_out(KernelRuntimeContext& ctx, Args args) {
   attention(ctx, *q, *k, *v, start_pos, mask, is_causal, has_scale, scale, *out, quantized ? &qp : nullptr);
 }
 
-// sdpa_with_kv_cache.out(Tensor query, Tensor key, Tensor value, Tensor(a!) key_cache, Tensor(b!) value_cache,
-// SymInt start_pos, SymInt seq_len, Tensor? attn_mask=None, float drpout_p=0.0, bool is_causal=False,
-// float? scale=None, *, Tensor(c!) out): the new keys / values into the caches, then custom_sdpa over them.
+// The new keys / values into the caches, then custom_sdpa over them.
+ET_KERNEL_OP("llama::sdpa_with_kv_cache.out", sdpa_with_kv_cache_out,
+             "(Tensor query, Tensor key, Tensor value, Tensor(a!) key_cache, Tensor(b!) value_cache, SymInt start_pos, "
+             "SymInt seq_len, Tensor? attn_mask=None, float drpout_p=0., bool is_causal=False, float? scale=None, *, "
+             "Tensor(c!) out) -> Tensor(c!)")
 void sdpa_with_kv_cache_out(KernelRuntimeContext& ctx, Args args) {
   if (!check_nargs(ctx, args, 12)) return;
-  const Tensor *q = arg_tensor(ctx, args, 0, "query"), *k = nullptr, *v = nullptr, *kc = nullptr, *vc = nullptr,
-               *mask = nullptr, *out = nullptr;
+  const Tensor *q = arg_tensor(ctx, args, 0), *k = nullptr, *v = nullptr, *kc = nullptr, *vc = nullptr, *mask = nullptr,
+               *out = nullptr;
   int64_t start_pos = 0, seq_len = 0;
   double dropout = 0, scale = 0;
   bool is_causal = false, has_scale = false;
-  if (!q || !(k = arg_tensor(ctx, args, 1, "key")) || !(v = arg_tensor(ctx, args, 2, "value")) ||
-      !(kc = arg_tensor(ctx, args, 3, "key_cache")) || !(vc = arg_tensor(ctx, args, 4, "value_cache")) ||
-      !arg_int(ctx, args, 5, "start_pos", &start_pos) || !arg_int(ctx, args, 6, "seq_len", &seq_len) ||
-      !arg_opt_tensor(ctx, args, 7, "attn_mask", &mask) || !arg_double(ctx, args, 8, "dropout_p", &dropout) ||
-      !arg_bool(ctx, args, 9, "is_causal", &is_causal) || !arg_opt_double(ctx, args, 10, "scale", &scale, &has_scale) ||
-      !(out = arg_tensor(ctx, args, 11, "out")))
+  if (!q || !(k = arg_tensor(ctx, args, 1)) || !(v = arg_tensor(ctx, args, 2)) || !(kc = arg_tensor(ctx, args, 3)) ||
+      !(vc = arg_tensor(ctx, args, 4)) || !arg_int(ctx, args, 5, &start_pos) || !arg_int(ctx, args, 6, &seq_len) ||
+      !arg_opt_tensor(ctx, args, 7, &mask) || !arg_double(ctx, args, 8, &dropout) ||
+      !arg_bool(ctx, args, 9, &is_causal) || !arg_opt_double(ctx, args, 10, &scale, &has_scale) ||
+      !(out = arg_tensor(ctx, args, 11)))
     return;
   if (!write_cache(ctx, *k, *kc, start_pos, nullptr, "key_cache") ||
       !write_cache(ctx, *v, *vc, start_pos, nullptr, "value_cache"))

@@ -71,17 +71,21 @@ namespace {
 // Tensor(b!) out).
 void update_cache_args(KernelRuntimeContext& ctx, Args args, bool with_indices) {
   if (!check_nargs(ctx, args, with_indices ? 5 : 4)) return;
-  const Tensor* value = arg_tensor(ctx, args, 0, "value");
-  const Tensor* cache = value ? arg_tensor(ctx, args, 1, "cache") : nullptr;
+  const Tensor* value = arg_tensor(ctx, args, 0);
+  const Tensor* cache = value ? arg_tensor(ctx, args, 1) : nullptr;
   int64_t start_pos = 0;
-  if (!cache || !arg_int(ctx, args, 2, "start_pos", &start_pos)) return;
-  const Tensor* indices = with_indices ? arg_tensor(ctx, args, 3, "indices") : nullptr;
+  if (!cache || !arg_int(ctx, args, 2, &start_pos)) return;
+  const Tensor* indices = with_indices ? arg_tensor(ctx, args, 3) : nullptr;
   if (with_indices && !indices) return;
   write_cache(ctx, *value, *cache, start_pos, indices, "cache");
 }
 }  // namespace
 
+ET_KERNEL_OP("llama::update_cache.out", update_cache_out,
+             "(Tensor value, Tensor(a!) cache, SymInt start_pos, *, Tensor(b!) out) -> Tensor(b!)")
 void update_cache_out(KernelRuntimeContext& ctx, Args args) { update_cache_args(ctx, args, false); }
+ET_KERNEL_OP("llama::update_cache_with_indices.out", update_cache_with_indices_out,
+             "(Tensor value, Tensor(a!) cache, SymInt start_pos, Tensor indices, *, Tensor(b!) out) -> Tensor(b!)")
 void update_cache_with_indices_out(KernelRuntimeContext& ctx, Args args) { update_cache_args(ctx, args, true); }
 
 }  // namespace etl
