@@ -13,6 +13,7 @@ import collections
 import os
 import random
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -27,7 +28,7 @@ import pytest
 from et_common import BUILD_SDK, FIXTURES, MANIFEST, REPO, built_program, fixture_cases, wheel_file
 
 sys.path.insert(0, str(REPO / "scripts"))
-import build_conda
+from et_packaging import cuda
 
 PORTABLE = sorted(FIXTURES.glob("*/portable.pte"))
 ALL_FIXTURES = sorted(FIXTURES.glob("*/portable.pte")) + sorted(FIXTURES.glob("*/xnnpack.pte"))
@@ -486,21 +487,38 @@ def test_lower_cli(wheel_venv: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "x.pte").exists()
 
 
+def ops_def_operators() -> list[str]:
+    """The operators of the CUDA delegate's table, cpp/cuda/src/ops.def, in order."""
+    return re.findall(r'^ETCUDA_OP\(\w+, *"([^"]+)"', (REPO / "cpp" / "cuda" / "src" / "ops.def").read_text(), re.M)
+
+
 def test_operator_list_is_the_delegates(et: dict[str, ModuleType]) -> None:
-    listed = {
-        line.strip()
-        for line in (REPO / "cpp" / "cuda" / "operators.txt").read_text().splitlines()
-        if line.strip() and not line.startswith("#")
-    }
-    assert set(et["lower"].CUDA_OPERATORS) == listed
+    # The wheel's executorch/cuda_operators.txt lists the table's operators.
+    assert set(et["lower"].CUDA_OPERATORS) == set(ops_def_operators())
     assert (Path(et["lower"].__file__).parent / "cuda_operators.txt").is_file()
+
+
+def test_operator_list_is_generated_from_the_table(tmp_path: Path) -> None:
+    """The list the build generates from the delegate's operator table cpp/cuda/src/ops.def (installed as
+    executorch/cuda_operators.txt) holds its ETCUDA_OP names, in order."""
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        pytest.skip("cmake is not installed")
+    out = tmp_path / "operators.txt"
+    cuda_dir = REPO / "cpp" / "cuda"
+    subprocess.run(
+        [cmake, f"-DOPS_DEF={cuda_dir / 'src' / 'ops.def'}", f"-DOUT={out}", "-P", str(cuda_dir / "operators.cmake")],
+        check=True,
+        capture_output=True,
+    )
+    assert [line for line in out.read_text().splitlines() if not line.startswith("#")] == ops_def_operators()
 
 
 # ------------------------------------------------------------------------------------ the C++ delegate (no GPU)
 def _cuda_test_binary(release_build: Path, name: str) -> Path:
     """A CUDA test program of the release tree: scripts/build_sdk.sh builds them where nvcc 13 and the NVIDIA wheels
     are installed (elsewhere these tests skip, naming what is missing)."""
-    missing = build_conda.cuda_toolchain_missing()
+    missing = cuda.cuda_toolchain_missing()
     if missing is not None:
         pytest.skip(f"the CUDA delegate is not built here: {missing}")
     return built_program(release_build, name, BUILD_SDK)

@@ -1,7 +1,7 @@
 """Lowering a portable program to the CUDA delegate: ``python -m executorch.lower --backend cuda in.pte -o out.pte``.
 
 For each method, every maximal run of consecutive ``KernelCall``s whose operator the CUDA delegate runs
-(:data:`CUDA_OPERATORS`, read from ``cuda_operators.txt``, the same list the delegate is compiled with) and whose
+(:data:`CUDA_OPERATORS`, read from ``cuda_operators.txt``, generated from the delegate's own operator table) and whose
 tensor arguments are all fp32 becomes one ``DelegateCall`` to ``CudaBackend``. Its payload (docs/cuda.md) is
 ``ETCUDA01``, a little-endian u64 length and an ET12 ``Program`` with one plan, ``subgraph``, holding the run's
 kernel calls; the outer call's arguments are ``[inputs..., outputs...]`` in the order of the subgraph's inputs
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -81,21 +82,16 @@ _LIST_TYPES = (KernelTypes.IntList, KernelTypes.TensorList, KernelTypes.Optional
 _SCALAR_TYPES = (KernelTypes.Int, KernelTypes.Double, KernelTypes.Bool)
 
 
-def _operator_list_path() -> Path:
+def _read_operator_list() -> frozenset[str]:
     here = Path(__file__).resolve().parent
     installed = here / "cuda_operators.txt"
-    if installed.is_file():
-        return installed
-    source_tree = here.parent.parent / "cpp" / "cuda" / "operators.txt"  # running from a checkout (src/executorch)
-    return source_tree if source_tree.is_file() else installed
-
-
-def _read_operator_list() -> frozenset[str]:
-    path = _operator_list_path()
+    table = here.parent.parent / "cpp" / "cuda" / "src" / "ops.def"  # running from a checkout (src/executorch)
+    if not installed.is_file() and table.is_file():
+        return frozenset(re.findall(r'^ETCUDA_OP\(\w+, *"([^"]+)"', table.read_text(), re.M))
     try:
-        lines = path.read_text().splitlines()
+        lines = installed.read_text().splitlines()
     except OSError as e:
-        raise RuntimeError(f"the CUDA operator list {path} is missing from the executorch package: {e}") from None
+        raise RuntimeError(f"the CUDA operator list {installed} is missing from the executorch package: {e}") from None
     return frozenset(s for s in (line.split("#", 1)[0].strip() for line in lines) if s)
 
 

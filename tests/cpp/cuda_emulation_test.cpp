@@ -1,9 +1,10 @@
 // Runs programs lowered with `python -m executorch.lower --backend cuda` through the CudaBackend's own payload
 // reader, shape planner and execution logic (cpp/cuda/src/payload.cpp + executor.h, compiled in here), with the
-// device operations emulated on the host: the elementwise/softmax/layer-norm/copy loops mirror kernels.cu index
-// for index, and sgemm follows cuBLAS's (column-major BLAS) semantics, so the operand swapping and leading
-// dimensions the backend passes to cuBLAS are checked too. Outputs are compared with the fixtures' expected
-// outputs. What this cannot check is the CUDA code itself (kernels.cu launches, device memory, streams).
+// device operations emulated on the host: the elementwise and copy loops use the kernels' own index walk and
+// functors (descs.h, elementwise.h: ops.def), the softmax/layer-norm loops mirror kernels.cu index for index, and
+// sgemm follows cuBLAS's (column-major BLAS) semantics, so the operand swapping and leading dimensions the backend
+// passes to cuBLAS are checked too. Outputs are compared with the fixtures' expected outputs. What this cannot check
+// is the CUDA code itself (kernels.cu launches, device memory, streams).
 //
 // usage: cuda_emulation_test [--device] [LOWERED.pte FIXTURE_DIR]...
 //   --device: use the real libexecutorch_cuda (on a machine with a GPU) instead of the host emulation, so the same
@@ -33,6 +34,7 @@
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/platform/components.h>
 
+#include "elementwise.h"
 #include "executor.h"
 #include "graph.h"
 #include "npy.h"
@@ -67,49 +69,24 @@ struct HostDev {
     return Error::Ok;
   }
 
-  Error binary(etcuda::BinaryOp op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar,
-               float scalar, const etcuda::BinaryDesc& d) {
-    for (int64_t idx = 0; idx < d.n; ++idx) {
-      int64_t rem = idx, oa = 0, ob = 0;
-      for (int k = d.ndim - 1; k >= 0; --k) {
-        const int64_t c = rem % d.size[k];
-        rem /= d.size[k];
-        oa += c * d.a_stride[k];
-        ob += c * d.b_stride[k];
+  // The kernels' own index walk and elementwise functors (descs.h, elementwise.h: ops.def), on the host.
+  Error binary(etcuda::Fn op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar, float scalar,
+               const etcuda::BinaryDesc& d) {
+    return etcuda::with_binary_fn(op, Error::InvalidArgument, [&](auto f) {
+      for (int64_t idx = 0; idx < d.n; ++idx) {
+        int64_t oa, ob;
+        etcuda::strided_offsets(idx, d.ndim, d.size, d.a_stride, d.b_stride, &oa, &ob);
+        out[idx] = f(a[oa], b_is_scalar ? scalar : b[ob], alpha);
       }
-      const float x = a[oa], y = b_is_scalar ? scalar : b[ob];
-      float r = 0;
-      switch (op) {
-        case etcuda::BinaryOp::Add: r = x + alpha * y; break;
-        case etcuda::BinaryOp::Sub: r = x - alpha * y; break;
-        case etcuda::BinaryOp::Mul: r = x * y; break;
-        case etcuda::BinaryOp::Div: r = x / y; break;
-      }
-      out[idx] = r;
-    }
-    return Error::Ok;
+      return Error::Ok;
+    });
   }
 
-  Error unary(etcuda::UnaryOp op, float lo, float hi, float* out, const float* in, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) {
-      const float x = in[i];
-      float r = x;
-      switch (op) {
-        case etcuda::UnaryOp::Relu: r = x < 0.f ? 0.f : x; break;
-        case etcuda::UnaryOp::GeluErf: r = 0.5f * x * (1.f + std::erf(x * 0.70710678118654752f)); break;
-        case etcuda::UnaryOp::GeluTanh:
-          r = 0.5f * x * (1.f + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
-          break;
-        case etcuda::UnaryOp::Sigmoid: r = 1.f / (1.f + std::exp(-x)); break;
-        case etcuda::UnaryOp::Tanh: r = std::tanh(x); break;
-        case etcuda::UnaryOp::Clamp:
-          if (r < lo) r = lo;
-          if (r > hi) r = hi;
-          break;
-      }
-      out[i] = r;
-    }
-    return Error::Ok;
+  Error unary(etcuda::Fn op, float lo, float hi, float* out, const float* in, int64_t n) {
+    return etcuda::with_unary_fn(op, Error::InvalidArgument, [&](auto f) {
+      for (int64_t i = 0; i < n; ++i) out[i] = f(in[i], lo, hi);
+      return Error::Ok;
+    });
   }
 
   Error softmax(float* out, const float* in, int64_t outer, int64_t len, int64_t inner, bool log) {
@@ -152,13 +129,8 @@ struct HostDev {
 
   Error copy(float* dst, const float* src, const etcuda::CopyDesc& d) {
     for (int64_t idx = 0; idx < d.n; ++idx) {
-      int64_t rem = idx, os = 0, od = 0;
-      for (int k = d.ndim - 1; k >= 0; --k) {
-        const int64_t c = rem % d.size[k];
-        rem /= d.size[k];
-        os += c * d.src_stride[k];
-        od += c * d.dst_stride[k];
-      }
+      int64_t os, od;
+      etcuda::strided_offsets(idx, d.ndim, d.size, d.src_stride, d.dst_stride, &os, &od);
       dst[od] = src[os];
     }
     return Error::Ok;

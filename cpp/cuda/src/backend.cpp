@@ -110,11 +110,11 @@ struct CudaDev {
     return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
   }
   Error zero(float* p, size_t bytes) { return check(cudaMemsetAsync(p, 0, bytes, stream), "cudaMemsetAsync"); }
-  Error binary(BinaryOp op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar, float scalar,
+  Error binary(Fn op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar, float scalar,
                const BinaryDesc& d) {
     return check(launch_binary(op, alpha, out, a, b, b_is_scalar, scalar, d, stream), "elementwise kernel launch");
   }
-  Error unary(UnaryOp op, float lo, float hi, float* out, const float* in, int64_t n) {
+  Error unary(Fn op, float lo, float hi, float* out, const float* in, int64_t n) {
     return check(launch_unary(op, lo, hi, out, in, n, stream), "elementwise kernel launch");
   }
   Error softmax(float* out, const float* in, int64_t outer, int64_t len, int64_t inner, bool log) {

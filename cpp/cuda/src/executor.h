@@ -8,8 +8,8 @@
 //   alloc(float** p, int64_t n) / release(float* p)
 //   h2d(float* dst, const void* src, size_t bytes), d2h(void* dst, const float* src, size_t bytes),
 //   d2d(float* dst, const float* src, size_t bytes), zero(float* p, size_t bytes)
-//   binary(BinaryOp, alpha, out, a, b, b_is_scalar, scalar, const BinaryDesc&)
-//   unary(UnaryOp, lo, hi, out, in, n)
+//   binary(Fn, alpha, out, a, b, b_is_scalar, scalar, const BinaryDesc&)     (Fn: an ETCUDA_BINARY_FN of ops.def)
+//   unary(Fn, lo, hi, out, in, n)                                            (Fn: an ETCUDA_UNARY_FN of ops.def)
 //   softmax(out, in, outer, len, inner, log)
 //   layer_norm(out, mean, rstd, in, w, b, rows, cols, eps)
 //   copy(dst, src, const CopyDesc&)
@@ -100,11 +100,19 @@ Error run_copy(Dev& dev, State& s, const Copy& c) {
   return dev.copy(dst, src, d);
 }
 
+// ---- the launchers of ops.def: each runs one planned call
+
 template <class Dev>
-Error run_gemm(Dev& dev, State& s, const StepPlan& sp) {
+Error run_copies(Dev& dev, State& s, const StepPlan& sp) {
   for (const Copy& c : sp.copies) {
     if (Error e = run_copy(dev, s, c); e != Error::Ok) return e;
   }
+  return Error::Ok;
+}
+
+template <class Dev>
+Error run_gemm(Dev& dev, State& s, const StepPlan& sp) {
+  if (Error e = run_copies(dev, s, sp); e != Error::Ok) return e;
   const int64_t total = sp.m * sp.n * sp.batch;
   if (total == 0) return Error::Ok;
   float* C = s.buf[sp.out];
@@ -114,7 +122,7 @@ Error run_gemm(Dev& dev, State& s, const StepPlan& sp) {
     if (sp.beta != 1.f) {
       BinaryDesc d;
       d.ndim = 1, d.n = total, d.size[0] = total, d.a_stride[0] = 1;
-      return dev.binary(BinaryOp::Mul, 1.f, C, C, nullptr, true, sp.beta, d);
+      return dev.binary(Fn::Mul, 1.f, C, C, nullptr, true, sp.beta, d);
     }
     return Error::Ok;
   }
@@ -132,55 +140,38 @@ Error run_gemm(Dev& dev, State& s, const StepPlan& sp) {
 }
 
 template <class Dev>
+Error run_binary(Dev& dev, State& s, const StepPlan& sp) {
+  return dev.binary(sp.fn, sp.alpha, s.buf[sp.out], s.buf[sp.a], sp.b_scalar ? nullptr : s.buf[sp.b], sp.b_scalar,
+                    sp.scalar, sp.bin);
+}
+
+template <class Dev>
+Error run_unary(Dev& dev, State& s, const StepPlan& sp) {
+  return dev.unary(sp.fn, sp.lo, sp.hi, s.buf[sp.out], s.buf[sp.a], sp.numel);
+}
+
+template <class Dev>
+Error run_softmax(Dev& dev, State& s, const StepPlan& sp) {
+  return dev.softmax(s.buf[sp.out], s.buf[sp.a], sp.outer, sp.len, sp.inner, sp.log);
+}
+
+template <class Dev>
+Error run_layer_norm(Dev& dev, State& s, const StepPlan& sp) {
+  return dev.layer_norm(s.buf[sp.out], s.buf[sp.mean], s.buf[sp.rstd], s.buf[sp.a],
+                        sp.weight >= 0 ? s.buf[sp.weight] : nullptr, sp.bias >= 0 ? s.buf[sp.bias] : nullptr, sp.outer,
+                        sp.len, sp.eps);
+}
+
+// Kernel call si with its operator's launcher (ops.def).
+template <class Dev>
 Error run_step(Dev& dev, State& s, size_t si) {
-  const Step& step = s.graph.steps[si];
   const StepPlan& sp = s.plan.steps[si];
-  switch (step.op) {
-    case Op::Mm:
-    case Op::Addmm:
-    case Op::Bmm:
-    case Op::Linear: return run_gemm(dev, s, sp);
-    case Op::Add:
-    case Op::AddScalar:
-    case Op::Sub:
-    case Op::SubScalar:
-    case Op::Mul:
-    case Op::MulScalar:
-    case Op::Div:
-    case Op::DivScalar: {
-      BinaryOp op = BinaryOp::Add;
-      if (step.op == Op::Sub || step.op == Op::SubScalar) op = BinaryOp::Sub;
-      if (step.op == Op::Mul || step.op == Op::MulScalar) op = BinaryOp::Mul;
-      if (step.op == Op::Div || step.op == Op::DivScalar) op = BinaryOp::Div;
-      return dev.binary(op, sp.alpha, s.buf[sp.out], s.buf[sp.a], sp.b_scalar ? nullptr : s.buf[sp.b], sp.b_scalar,
-                        sp.scalar, sp.bin);
-    }
-    case Op::Relu:
-    case Op::Gelu:
-    case Op::Clamp:
-    case Op::Hardtanh:
-    case Op::Sigmoid:
-    case Op::Tanh: {
-      UnaryOp op = UnaryOp::Clamp;
-      if (step.op == Op::Relu) op = UnaryOp::Relu;
-      if (step.op == Op::Gelu) op = sp.mode == 1 ? UnaryOp::GeluTanh : UnaryOp::GeluErf;
-      if (step.op == Op::Sigmoid) op = UnaryOp::Sigmoid;
-      if (step.op == Op::Tanh) op = UnaryOp::Tanh;
-      return dev.unary(op, sp.lo, sp.hi, s.buf[sp.out], s.buf[sp.a], sp.numel);
-    }
-    case Op::Softmax:
-    case Op::LogSoftmax:
-      return dev.softmax(s.buf[sp.out], s.buf[sp.a], sp.outer, sp.len, sp.inner, step.op == Op::LogSoftmax);
-    case Op::LayerNorm:
-      return dev.layer_norm(s.buf[sp.out], s.buf[sp.mean], s.buf[sp.rstd], s.buf[sp.a],
-                            sp.weight >= 0 ? s.buf[sp.weight] : nullptr, sp.bias >= 0 ? s.buf[sp.bias] : nullptr,
-                            sp.outer, sp.len, sp.eps);
-    default:
-      for (const Copy& c : sp.copies) {
-        if (Error e = run_copy(dev, s, c); e != Error::Ok) return e;
-      }
-      return Error::Ok;
+  switch (s.graph.steps[si].op) {
+#define ETCUDA_OP(Id, name, arguments, shape_rule, launcher, function) \
+  case Op::Id: return run_##launcher(dev, s, sp);
+#include "ops.def"
   }
+  return ETCUDA_FAIL(Error::Internal, "operator %d has no launcher", static_cast<int>(s.graph.steps[si].op));
 }
 
 inline bool contiguous_dim_order(const executorch::aten::Tensor& t) {

@@ -23,37 +23,22 @@ constexpr size_t kMaxSteps = 1u << 20;
 constexpr size_t kMagicSize = 8;    // "ETCUDA01"
 constexpr size_t kHeaderSize = 16;  // magic + u64 length
 
+// The operators of ops.def (ETCUDA_OP), in its order.
 enum class Op : uint8_t {
-  Mm,
-  Addmm,
-  Bmm,
-  Linear,
-  Add,
-  AddScalar,
-  Sub,
-  SubScalar,
-  Mul,
-  MulScalar,
-  Div,
-  DivScalar,
-  Relu,
-  Gelu,
-  Clamp,
-  Hardtanh,
-  Sigmoid,
-  Tanh,
-  Softmax,
-  LogSoftmax,
-  LayerNorm,
-  Permute,
-  View,
-  Expand,
-  Cat,
-  Slice,
-  Unsqueeze,
-  Squeeze,
-  Clone,
+#define ETCUDA_OP(Id, ...) Id,
+#include "ops.def"
 };
+
+// An operator's "name.overload" and argument letters (ops.def), indexed by Op.
+struct OpInfo {
+  const char* name;
+  const char* args;
+};
+inline constexpr OpInfo kOps[] = {
+#define ETCUDA_OP(Id, name, args, ...) {name, args},
+#include "ops.def"
+};
+inline constexpr size_t kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 enum class Kind : uint8_t {
   None,
@@ -123,9 +108,10 @@ struct StepPlan {
   BinaryDesc bin;
   bool b_scalar = false;
   float scalar = 0.f;
+  Fn fn = Fn::None;          // the elementwise function (binary, unary)
   float lo = 0.f, hi = 0.f;  // clamp bounds (+-inf when absent)
-  int mode = 0;              // gelu: 0 none, 1 tanh
   // softmax / layer norm
+  bool log = false;  // log_softmax
   int64_t outer = 0, len = 0, inner = 0;
   int32_t weight = -1, bias = -1, mean = -1, rstd = -1;
   float eps = 0.f;

@@ -5,6 +5,7 @@
 
 #include <math.h>
 
+#include "elementwise.h"
 #include "kernels.h"
 
 namespace etcuda {
@@ -23,33 +24,15 @@ unsigned grid_for(int64_t n) {
   return static_cast<unsigned>(b);
 }
 
-// ---- elementwise binary with broadcasting ---------------------------------------------------------------------
-
-struct AddF {
-  __device__ float operator()(float a, float b, float alpha) const { return a + alpha * b; }
-};
-struct SubF {
-  __device__ float operator()(float a, float b, float alpha) const { return a - alpha * b; }
-};
-struct MulF {
-  __device__ float operator()(float a, float b, float) const { return a * b; }
-};
-struct DivF {
-  __device__ float operator()(float a, float b, float) const { return a / b; }
-};
+// ---- elementwise (the functors of ops.def, elementwise.h) ------------------------------------------------------
 
 template <typename F>
 __global__ void binary_kernel(float* out, const float* a, const float* b, bool b_is_scalar, float scalar, float alpha,
                               BinaryDesc d, F f) {
   const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < d.n; idx += step) {
-    int64_t rem = idx, oa = 0, ob = 0;
-    for (int k = d.ndim - 1; k >= 0; --k) {
-      const int64_t c = rem % d.size[k];
-      rem /= d.size[k];
-      oa += c * d.a_stride[k];
-      ob += c * d.b_stride[k];
-    }
+    int64_t oa, ob;
+    strided_offsets(idx, d.ndim, d.size, d.a_stride, d.b_stride, &oa, &ob);
     out[idx] = f(a[oa], b_is_scalar ? scalar : b[ob], alpha);
   }
 }
@@ -60,34 +43,6 @@ cudaError_t run_binary(F f, float alpha, float* out, const float* a, const float
   binary_kernel<F><<<grid_for(d.n), kThreads, 0, stream>>>(out, a, b, b_is_scalar, scalar, alpha, d, f);
   return cudaGetLastError();
 }
-
-// ---- elementwise unary --------------------------------------------------------------------------------------------
-
-struct ReluF {
-  __device__ float operator()(float x, float, float) const { return x < 0.f ? 0.f : x; }
-};
-struct GeluErfF {
-  __device__ float operator()(float x, float, float) const { return 0.5f * x * (1.f + erff(x * 0.70710678118654752f)); }
-};
-struct GeluTanhF {
-  __device__ float operator()(float x, float, float) const {
-    return 0.5f * x * (1.f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
-  }
-};
-struct SigmoidF {
-  __device__ float operator()(float x, float, float) const { return 1.f / (1.f + expf(-x)); }
-};
-struct TanhF {
-  __device__ float operator()(float x, float, float) const { return tanhf(x); }
-};
-struct ClampF {
-  __device__ float operator()(float x, float lo, float hi) const {
-    float r = x;  // comparisons with NaN are false: NaN stays NaN
-    if (r < lo) r = lo;
-    if (r > hi) r = hi;
-    return r;
-  }
-};
 
 template <typename F>
 __global__ void unary_kernel(float* out, const float* in, int64_t n, float lo, float hi, F f) {
@@ -185,13 +140,8 @@ __global__ void layer_norm_kernel(float* out, float* mean, float* rstd, const fl
 __global__ void copy_kernel(float* dst, const float* src, CopyDesc d) {
   const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; idx < d.n; idx += step) {
-    int64_t rem = idx, os = 0, od = 0;
-    for (int k = d.ndim - 1; k >= 0; --k) {
-      const int64_t c = rem % d.size[k];
-      rem /= d.size[k];
-      os += c * d.src_stride[k];
-      od += c * d.dst_stride[k];
-    }
+    int64_t os, od;
+    strided_offsets(idx, d.ndim, d.size, d.src_stride, d.dst_stride, &os, &od);
     dst[od] = src[os];
   }
 }
@@ -200,29 +150,16 @@ __global__ void copy_kernel(float* dst, const float* src, CopyDesc d) {
 
 using namespace device;
 
-cudaError_t launch_binary(BinaryOp op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar,
+cudaError_t launch_binary(Fn op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar,
                           float scalar, const BinaryDesc& d, cudaStream_t stream) {
   if (d.n <= 0) return cudaSuccess;
-  switch (op) {
-    case BinaryOp::Add: return run_binary(AddF{}, alpha, out, a, b, b_is_scalar, scalar, d, stream);
-    case BinaryOp::Sub: return run_binary(SubF{}, alpha, out, a, b, b_is_scalar, scalar, d, stream);
-    case BinaryOp::Mul: return run_binary(MulF{}, alpha, out, a, b, b_is_scalar, scalar, d, stream);
-    case BinaryOp::Div: return run_binary(DivF{}, alpha, out, a, b, b_is_scalar, scalar, d, stream);
-  }
-  return cudaErrorInvalidValue;
+  return with_binary_fn(op, cudaErrorInvalidValue,
+                        [&](auto f) { return run_binary(f, alpha, out, a, b, b_is_scalar, scalar, d, stream); });
 }
 
-cudaError_t launch_unary(UnaryOp op, float lo, float hi, float* out, const float* in, int64_t n, cudaStream_t stream) {
+cudaError_t launch_unary(Fn op, float lo, float hi, float* out, const float* in, int64_t n, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  switch (op) {
-    case UnaryOp::Relu: return run_unary(ReluF{}, lo, hi, out, in, n, stream);
-    case UnaryOp::GeluErf: return run_unary(GeluErfF{}, lo, hi, out, in, n, stream);
-    case UnaryOp::GeluTanh: return run_unary(GeluTanhF{}, lo, hi, out, in, n, stream);
-    case UnaryOp::Sigmoid: return run_unary(SigmoidF{}, lo, hi, out, in, n, stream);
-    case UnaryOp::Tanh: return run_unary(TanhF{}, lo, hi, out, in, n, stream);
-    case UnaryOp::Clamp: return run_unary(ClampF{}, lo, hi, out, in, n, stream);
-  }
-  return cudaErrorInvalidValue;
+  return with_unary_fn(op, cudaErrorInvalidValue, [&](auto f) { return run_unary(f, lo, hi, out, in, n, stream); });
 }
 
 cudaError_t launch_softmax(float* out, const float* in, int64_t outer, int64_t len, int64_t inner, bool log,

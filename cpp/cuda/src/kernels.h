@@ -9,11 +9,13 @@
 
 namespace etcuda {
 
-// out (contiguous, d.size) = op(a, b) with a and b read through d's strides; b_is_scalar: b is `scalar`.
-cudaError_t launch_binary(BinaryOp op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar,
+// out (contiguous, d.size) = op(a, b, alpha) with a and b read through d's strides; b_is_scalar: b is `scalar`. op
+// is an ETCUDA_BINARY_FN of ops.def (another Fn: cudaErrorInvalidValue).
+cudaError_t launch_binary(Fn op, float alpha, float* out, const float* a, const float* b, bool b_is_scalar,
                           float scalar, const BinaryDesc& d, cudaStream_t stream);
-// out[i] = op(in[i]) for i < n (Clamp: min(max(x, lo), hi), NaN stays NaN). out may equal in.
-cudaError_t launch_unary(UnaryOp op, float lo, float hi, float* out, const float* in, int64_t n, cudaStream_t stream);
+// out[i] = op(in[i], lo, hi) for i < n, op an ETCUDA_UNARY_FN of ops.def (Clamp: min(max(x, lo), hi), NaN stays
+// NaN). out may equal in.
+cudaError_t launch_unary(Fn op, float lo, float hi, float* out, const float* in, int64_t n, cudaStream_t stream);
 // Softmax over the middle dim of a contiguous [outer, len, inner] tensor.
 cudaError_t launch_softmax(float* out, const float* in, int64_t outer, int64_t len, int64_t inner, bool log,
                            cudaStream_t stream);

@@ -13,7 +13,6 @@
 
 #include <executorch/runtime/core/error.h>
 
-#include "cuda_operators.h"
 #include "executor.h"
 #include "graph.h"
 #include "program_generated.h"
@@ -29,60 +28,15 @@ constexpr const char kAotiMessage[] =
     "this is an upstream AOTInductor CUDA payload (a compiled .so); this runtime does not run AOTInductor code; "
     "lower a portable program with `python -m executorch.lower --backend cuda in.pte -o out.pte`";
 
-struct OpEntry {
-  const char* name;
-  Op op;
-  const char* sig;  // argument kinds, see check_args
-};
-
-// T tensor, t optional tensor, L tensor list, S scalar, s optional scalar, I int, i optional int, D double,
-// B bool, N int list, g optional string, O output tensor.
-constexpr OpEntry kOpTable[] = {
-    {"aten::mm.out", Op::Mm, "TTO"},
-    {"aten::addmm.out", Op::Addmm, "TTTSSO"},
-    {"aten::bmm.out", Op::Bmm, "TTO"},
-    {"aten::linear.out", Op::Linear, "TTtO"},
-    {"aten::add.out", Op::Add, "TTSO"},
-    {"aten::add.Scalar_out", Op::AddScalar, "TSSO"},
-    {"aten::sub.out", Op::Sub, "TTSO"},
-    {"aten::sub.Scalar_out", Op::SubScalar, "TSSO"},
-    {"aten::mul.out", Op::Mul, "TTO"},
-    {"aten::mul.Scalar_out", Op::MulScalar, "TSO"},
-    {"aten::div.out", Op::Div, "TTO"},
-    {"aten::div.Scalar_out", Op::DivScalar, "TSO"},
-    {"aten::relu.out", Op::Relu, "TO"},
-    {"aten::gelu.out", Op::Gelu, "TgO"},
-    {"aten::clamp.out", Op::Clamp, "TssO"},
-    {"aten::hardtanh.out", Op::Hardtanh, "TDDO"},
-    {"aten::sigmoid.out", Op::Sigmoid, "TO"},
-    {"aten::tanh.out", Op::Tanh, "TO"},
-    {"aten::_softmax.out", Op::Softmax, "TIBO"},
-    {"aten::_log_softmax.out", Op::LogSoftmax, "TIBO"},
-    {"aten::native_layer_norm.out", Op::LayerNorm, "TNttDOOO"},
-    {"aten::permute_copy.out", Op::Permute, "TNO"},
-    {"aten::view_copy.out", Op::View, "TNO"},
-    {"aten::expand_copy.out", Op::Expand, "TNBO"},
-    {"aten::cat.out", Op::Cat, "LIO"},
-    {"aten::slice_copy.Tensor_out", Op::Slice, "TIiiIO"},
-    {"aten::unsqueeze_copy.out", Op::Unsqueeze, "TIO"},
-    {"aten::squeeze_copy.dims_out", Op::Squeeze, "TNO"},
-    {"aten::clone.out", Op::Clone, "TiO"},
-};
-
-bool listed_op(const std::string& name) {
-  for (size_t i = 0; i < kNumOperators; ++i) {
-    if (name == kOperators[i]) return true;
+// The operator called `name` ("name.overload") when ops.def has it.
+bool find_op(const std::string& name, Op* op) {
+  for (size_t i = 0; i < kNumOps; ++i) {
+    if (name == kOps[i].name) {
+      *op = static_cast<Op>(i);
+      return true;
+    }
   }
   return false;
-}
-
-// The operator's entry when it is on the compiled-in list (operators.txt) and implemented here.
-const OpEntry* find_op(const std::string& name) {
-  if (!listed_op(name)) return nullptr;
-  for (const OpEntry& e : kOpTable) {
-    if (name == e.name) return &e;
-  }
-  return nullptr;
 }
 
 bool contains_ci(const std::string& hay, const char* needle) {
@@ -142,7 +96,28 @@ const char* kind_name(Kind k) {
   return "?";
 }
 
-bool is_scalar(Kind k) { return k == Kind::Int || k == Kind::Double || k == Kind::Bool; }
+// The argument letters of ops.def: the value kinds each accepts, and how a mismatch names what it wanted.
+struct ArgKind {
+  char letter;
+  uint16_t kinds;  // a bit per Kind
+  const char* want;
+};
+constexpr uint16_t bit(Kind k) { return static_cast<uint16_t>(1u << static_cast<unsigned>(k)); }
+constexpr uint16_t kScalar = bit(Kind::Int) | bit(Kind::Double) | bit(Kind::Bool);
+constexpr ArgKind kArgKinds[] = {
+    {'T', bit(Kind::Tensor), "Tensor"},                            // tensor
+    {'O', bit(Kind::Tensor), "Tensor"},                            // output tensor (written by the call)
+    {'t', bit(Kind::Tensor) | bit(Kind::None), "Tensor or None"},  // optional tensor
+    {'L', bit(Kind::TensorList), "TensorList"},                    // tensor list
+    {'S', kScalar, "Scalar"},                                      // scalar
+    {'D', kScalar, "Scalar"},                                      // double
+    {'s', kScalar | bit(Kind::None), "Scalar or None"},            // optional scalar
+    {'I', bit(Kind::Int) | bit(Kind::Bool), "Int"},                // int
+    {'i', bit(Kind::Int) | bit(Kind::None), "Int or None"},        // optional int
+    {'B', bit(Kind::Bool), "Bool"},                                // bool
+    {'N', bit(Kind::IntList), "IntList"},                          // int list
+    {'g', bit(Kind::String) | bit(Kind::None), "String or None"},  // optional string
+};
 
 Error read_tensor(const et_pte::Program* program, const et_pte::Tensor* t, size_t vi, Value* v) {
   v->kind = Kind::Tensor;
@@ -326,9 +301,9 @@ Error read_io(const flatbuffers::Vector<int32_t>* list, const char* what, Graph*
   return Error::Ok;
 }
 
-// Checks a call's argument kinds against its signature and marks its outputs.
-Error check_args(const OpEntry& op, size_t si, Step* step, Graph* g) {
-  const size_t n = std::strlen(op.sig);
+// Checks a call's argument kinds against its operator's argument letters and marks its outputs.
+Error check_args(const OpInfo& op, size_t si, Step* step, Graph* g) {
+  const size_t n = std::strlen(op.args);
   if (step->args.size() != n) {
     return ETCUDA_FAIL(Error::InvalidProgram, "kernel call %zu (%s) has %zu arguments, expected %zu", si, op.name,
                        step->args.size(), n);
@@ -336,53 +311,13 @@ Error check_args(const OpEntry& op, size_t si, Step* step, Graph* g) {
   for (size_t a = 0; a < n; ++a) {
     const int32_t idx = step->args[a];
     const Value& v = g->values[idx];
-    const char c = op.sig[a];
+    const char c = op.args[a];
     bool ok = false;
     const char* want = "";
-    switch (c) {
-      case 'T':
-      case 'O':
-        ok = v.kind == Kind::Tensor;
-        want = "Tensor";
-        break;
-      case 't':
-        ok = v.kind == Kind::Tensor || v.kind == Kind::None;
-        want = "Tensor or None";
-        break;
-      case 'L':
-        ok = v.kind == Kind::TensorList;
-        want = "TensorList";
-        break;
-      case 'S':
-      case 'D':
-        ok = is_scalar(v.kind);
-        want = "Scalar";
-        break;
-      case 's':
-        ok = is_scalar(v.kind) || v.kind == Kind::None;
-        want = "Scalar or None";
-        break;
-      case 'I':
-        ok = v.kind == Kind::Int || v.kind == Kind::Bool;
-        want = "Int";
-        break;
-      case 'i':
-        ok = v.kind == Kind::Int || v.kind == Kind::None;
-        want = "Int or None";
-        break;
-      case 'B':
-        ok = v.kind == Kind::Bool;
-        want = "Bool";
-        break;
-      case 'N':
-        ok = v.kind == Kind::IntList;
-        want = "IntList";
-        break;
-      case 'g':
-        ok = v.kind == Kind::String || v.kind == Kind::None;
-        want = "String or None";
-        break;
-      default: break;
+    for (const ArgKind& k : kArgKinds) {
+      if (k.letter != c) continue;
+      ok = (k.kinds & bit(v.kind)) != 0;
+      want = k.want;
     }
     if (!ok) {
       return ETCUDA_FAIL(Error::InvalidProgram,
@@ -396,7 +331,7 @@ Error check_args(const OpEntry& op, size_t si, Step* step, Graph* g) {
       }
       for (size_t b = 0; b < n; ++b) {
         bool alias = b != a && step->args[b] == idx;
-        if (op.sig[b] == 'L') {
+        if (op.args[b] == 'L') {
           for (int32_t it : g->values[step->args[b]].items) alias = alias || it == idx;
         }
         if (alias) {
@@ -408,7 +343,7 @@ Error check_args(const OpEntry& op, size_t si, Step* step, Graph* g) {
   }
   // Data flow: every tensor read is an input, a constant or written by an earlier call.
   for (size_t a = 0; a < n; ++a) {
-    const char c = op.sig[a];
+    const char c = op.args[a];
     std::vector<int32_t> reads;
     if (c == 'T' || (c == 't' && g->values[step->args[a]].kind == Kind::Tensor)) reads.push_back(step->args[a]);
     if (c == 'L') reads = g->values[step->args[a]].items;
@@ -421,7 +356,7 @@ Error check_args(const OpEntry& op, size_t si, Step* step, Graph* g) {
     }
   }
   for (size_t a = 0; a < n; ++a) {
-    if (op.sig[a] == 'O') g->values[step->args[a]].written = true;
+    if (op.args[a] == 'O') g->values[step->args[a]].written = true;
   }
   return Error::Ok;
 }
@@ -507,27 +442,21 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
     return ETCUDA_FAIL(Error::NotSupported, "the embedded program has nested delegates");
   }
 
-  // Operators: every one must be on the compiled-in list (cpp/cuda/operators.txt).
-  std::vector<const OpEntry*> ops;
+  // Operators: every one must be in ops.def (the list cpp/cuda/operators.txt is generated from).
+  std::vector<Op> ops;
   if (plan->operators() != nullptr) {
     for (size_t i = 0; i < plan->operators()->size(); ++i) {
       const auto* o = plan->operators()->Get(static_cast<flatbuffers::uoffset_t>(i));
       std::string name = o->name() ? o->name()->str() : "";
       if (o->overload() != nullptr && o->overload()->size() > 0) name += "." + o->overload()->str();
-      const OpEntry* entry = find_op(name);
-      if (entry == nullptr && listed_op(name)) {
-        return ETCUDA_FAIL(Error::NotSupported,
-                           "operator %zu \"%s\" is in cpp/cuda/operators.txt but this build of the "
-                           "CUDA delegate has no kernel for it",
-                           i, name.c_str());
-      }
-      if (entry == nullptr) {
+      Op op;
+      if (!find_op(name, &op)) {
         return ETCUDA_FAIL(Error::NotSupported,
                            "operator %zu \"%s\" is not one the CUDA delegate runs (the list is "
                            "cpp/cuda/operators.txt, installed as executorch/cuda_operators.txt)",
                            i, name.c_str());
       }
-      ops.push_back(entry);
+      ops.push_back(op);
     }
   }
 
@@ -551,8 +480,9 @@ Error parse_payload(const uint8_t* data, size_t size, ArrayRef<CompileSpec> spec
       return ETCUDA_FAIL(Error::InvalidProgram, "kernel call %zu: operator index %d is out of range (%zu operators)",
                          si, kc->op_index(), ops.size());
     }
-    const OpEntry& op = *ops[kc->op_index()];
-    Step step{op.op, op.name, {}};
+    const Op id = ops[static_cast<size_t>(kc->op_index())];
+    const OpInfo& op = kOps[static_cast<size_t>(id)];
+    Step step{id, op.name, {}};
     if (kc->args() != nullptr) {
       for (int32_t a : *kc->args()) {
         if (a < 0 || static_cast<size_t>(a) >= g->values.size()) {
@@ -680,91 +610,98 @@ struct Planner {
     return m <= lim && n <= lim && k <= lim && batch <= lim && m * k <= kMaxNumel && k * n <= kMaxNumel;
   }
 
-  Error gemm(StepPlan& sp) {
-    switch (step->op) {
-      case Op::Mm: {
-        const Shape &a = shape(0), &b = shape(1);
-        if (a.size() != 2 || b.size() != 2 || a[1] != b[0])
-          return bad("cannot multiply %s by %s", str(a).c_str(), str(b).c_str());
-        sp.a = arg(0), sp.b = arg(1), sp.out = arg(2);
-        sp.m = a[0], sp.k = a[1], sp.n = b[1];
-        if (Error e = set_out(2, {a[0], b[1]}); e != Error::Ok) return e;
-        break;
-      }
-      case Op::Bmm: {
-        const Shape &a = shape(0), &b = shape(1);
-        if (a.size() != 3 || b.size() != 3 || a[0] != b[0] || a[2] != b[1]) {
-          return bad("cannot batch-multiply %s by %s", str(a).c_str(), str(b).c_str());
-        }
-        sp.a = arg(0), sp.b = arg(1), sp.out = arg(2);
-        sp.batch = a[0], sp.m = a[1], sp.k = a[2], sp.n = b[2];
-        if (Error e = set_out(2, {a[0], a[1], b[2]}); e != Error::Ok) return e;
-        break;
-      }
-      case Op::Addmm: {
-        const Shape &self = shape(0), &a = shape(1), &b = shape(2);
-        if (a.size() != 2 || b.size() != 2 || a[1] != b[0])
-          return bad("cannot multiply %s by %s", str(a).c_str(), str(b).c_str());
-        const Shape out = {a[0], b[1]};
-        sp.a = arg(1), sp.b = arg(2), sp.out = arg(5);
-        sp.m = a[0], sp.k = a[1], sp.n = b[1];
-        sp.beta = static_cast<float>(scalar(3));
-        sp.alpha = static_cast<float>(scalar(4));
-        Copy c;
-        if (self.size() > 2 || !broadcast_strides(self, out, c.desc.src_stride)) {
-          return bad("self %s does not broadcast to %s", str(self).c_str(), str(out).c_str());
-        }
-        if (sp.beta != 0.f) {
-          c.src = arg(0), c.dst = arg(5);
-          c.desc.ndim = 2, c.desc.n = out[0] * out[1];
-          c.desc.size[0] = out[0], c.desc.size[1] = out[1];
-          c.desc.dst_stride[0] = out[1], c.desc.dst_stride[1] = 1;
-          sp.copies.push_back(c);
-        }
-        if (Error e = set_out(5, out); e != Error::Ok) return e;
-        break;
-      }
-      case Op::Linear: {
-        const Shape &x = shape(0), &w = shape(1);
-        if (x.empty() || w.size() != 2 || x.back() != w[1]) {
-          return bad("input %s does not fit weight %s", str(x).c_str(), str(w).c_str());
-        }
-        Shape out = x;
-        out.back() = w[0];
-        sp.a = arg(0), sp.b = arg(1), sp.out = arg(3);
-        sp.b_transposed = true;
-        sp.n = w[0], sp.k = w[1];
-        sp.m = 1;
-        for (size_t d = 0; d + 1 < x.size(); ++d) sp.m *= x[d];
-        if (has_tensor(2)) {
-          const Shape& bias = shape(2);
-          const int64_t bn = numel_of(bias);
-          if (bias.size() > 1 || !(bn == sp.n || bn == 1))
-            return bad("bias %s does not fit %lld outputs", str(bias).c_str(), static_cast<long long>(sp.n));
-          Copy c;
-          c.src = arg(2), c.dst = arg(3);
-          c.desc.ndim = 2, c.desc.n = sp.m * sp.n;
-          c.desc.size[0] = sp.m, c.desc.size[1] = sp.n;
-          c.desc.src_stride[0] = 0, c.desc.src_stride[1] = bn == 1 ? 0 : 1;
-          c.desc.dst_stride[0] = sp.n, c.desc.dst_stride[1] = 1;
-          sp.copies.push_back(c);
-          sp.beta = 1.f;
-        }
-        if (Error e = set_out(3, out); e != Error::Ok) return e;
-        break;
-      }
-      default: break;
-    }
+  // ---- the shape rules of ops.def: each checks its call's arguments against the operands' shapes, sets the
+  // outputs' shapes and fills the call's StepPlan (sp.fn is the operator's function from ops.def already).
+
+  size_t last() const { return step->args.size() - 1; }  // the output, for the one-output operators
+
+  // gemm: out = alpha * a @ b + beta * (what sp.copies prefill), on cuBLAS.
+  Error gemm_fits(const StepPlan& sp) {
     if (!cublas_dims(sp.m, sp.n, sp.k, sp.batch)) return bad("matrix sizes exceed cuBLAS's int range");
     return Error::Ok;
   }
 
+  Error mm(StepPlan& sp) {
+    const Shape &a = shape(0), &b = shape(1);
+    if (a.size() != 2 || b.size() != 2 || a[1] != b[0])
+      return bad("cannot multiply %s by %s", str(a).c_str(), str(b).c_str());
+    sp.a = arg(0), sp.b = arg(1), sp.out = arg(2);
+    sp.m = a[0], sp.k = a[1], sp.n = b[1];
+    if (Error e = set_out(2, {a[0], b[1]}); e != Error::Ok) return e;
+    return gemm_fits(sp);
+  }
+
+  Error bmm(StepPlan& sp) {
+    const Shape &a = shape(0), &b = shape(1);
+    if (a.size() != 3 || b.size() != 3 || a[0] != b[0] || a[2] != b[1]) {
+      return bad("cannot batch-multiply %s by %s", str(a).c_str(), str(b).c_str());
+    }
+    sp.a = arg(0), sp.b = arg(1), sp.out = arg(2);
+    sp.batch = a[0], sp.m = a[1], sp.k = a[2], sp.n = b[2];
+    if (Error e = set_out(2, {a[0], a[1], b[2]}); e != Error::Ok) return e;
+    return gemm_fits(sp);
+  }
+
+  Error addmm(StepPlan& sp) {
+    const Shape &self = shape(0), &a = shape(1), &b = shape(2);
+    if (a.size() != 2 || b.size() != 2 || a[1] != b[0])
+      return bad("cannot multiply %s by %s", str(a).c_str(), str(b).c_str());
+    const Shape out = {a[0], b[1]};
+    sp.a = arg(1), sp.b = arg(2), sp.out = arg(5);
+    sp.m = a[0], sp.k = a[1], sp.n = b[1];
+    sp.beta = static_cast<float>(scalar(3));
+    sp.alpha = static_cast<float>(scalar(4));
+    Copy c;
+    if (self.size() > 2 || !broadcast_strides(self, out, c.desc.src_stride)) {
+      return bad("self %s does not broadcast to %s", str(self).c_str(), str(out).c_str());
+    }
+    if (sp.beta != 0.f) {
+      c.src = arg(0), c.dst = arg(5);
+      c.desc.ndim = 2, c.desc.n = out[0] * out[1];
+      c.desc.size[0] = out[0], c.desc.size[1] = out[1];
+      c.desc.dst_stride[0] = out[1], c.desc.dst_stride[1] = 1;
+      sp.copies.push_back(c);
+    }
+    if (Error e = set_out(5, out); e != Error::Ok) return e;
+    return gemm_fits(sp);
+  }
+
+  Error linear(StepPlan& sp) {
+    const Shape &x = shape(0), &w = shape(1);
+    if (x.empty() || w.size() != 2 || x.back() != w[1]) {
+      return bad("input %s does not fit weight %s", str(x).c_str(), str(w).c_str());
+    }
+    Shape out = x;
+    out.back() = w[0];
+    sp.a = arg(0), sp.b = arg(1), sp.out = arg(3);
+    sp.b_transposed = true;
+    sp.n = w[0], sp.k = w[1];
+    sp.m = 1;
+    for (size_t d = 0; d + 1 < x.size(); ++d) sp.m *= x[d];
+    if (has_tensor(2)) {
+      const Shape& bias = shape(2);
+      const int64_t bn = numel_of(bias);
+      if (bias.size() > 1 || !(bn == sp.n || bn == 1))
+        return bad("bias %s does not fit %lld outputs", str(bias).c_str(), static_cast<long long>(sp.n));
+      Copy c;
+      c.src = arg(2), c.dst = arg(3);
+      c.desc.ndim = 2, c.desc.n = sp.m * sp.n;
+      c.desc.size[0] = sp.m, c.desc.size[1] = sp.n;
+      c.desc.src_stride[0] = 0, c.desc.src_stride[1] = bn == 1 ? 0 : 1;
+      c.desc.dst_stride[0] = sp.n, c.desc.dst_stride[1] = 1;
+      sp.copies.push_back(c);
+      sp.beta = 1.f;
+    }
+    if (Error e = set_out(3, out); e != Error::Ok) return e;
+    return gemm_fits(sp);
+  }
+
+  // fn(a, b, alpha): b a tensor broadcast against a, or a scalar (the .Scalar_out overloads); alpha the argument
+  // before the output where there is one (add, sub), else 1.
   Error binary(StepPlan& sp) {
-    const bool scalar_b = step->op == Op::AddScalar || step->op == Op::SubScalar || step->op == Op::MulScalar ||
-                          step->op == Op::DivScalar;
-    const bool has_alpha =
-        step->op == Op::Add || step->op == Op::AddScalar || step->op == Op::Sub || step->op == Op::SubScalar;
-    const size_t out_i = has_alpha ? 3 : 2;
+    const size_t out_i = last();
+    const bool scalar_b = !has_tensor(1);
+    const bool has_alpha = out_i == 3;
     sp.a = arg(0);
     sp.out = arg(out_i);
     sp.alpha = has_alpha ? static_cast<float>(scalar(2)) : 1.f;
@@ -803,30 +740,35 @@ struct Planner {
     return Error::Ok;
   }
 
-  Error unary(StepPlan& sp) {
-    const size_t out_i = step->args.size() - 1;
+  // fn(x, lo, hi) over argument 0 into the last argument.
+  Error elementwise(StepPlan& sp, float lo, float hi) {
     sp.a = arg(0);
-    sp.out = arg(out_i);
+    sp.out = arg(last());
     sp.numel = numel_of(shape(0));
-    sp.lo = -std::numeric_limits<float>::infinity();
-    sp.hi = std::numeric_limits<float>::infinity();
-    if (step->op == Op::Gelu) {
-      const Value& m = val(1);
-      if (m.kind == Kind::None || m.s == "none") {
-        sp.mode = 0;
-      } else if (m.s == "tanh") {
-        sp.mode = 1;
-      } else {
-        return bad("unknown approximation \"%s\" (none or tanh)", m.s.c_str());
-      }
-    } else if (step->op == Op::Clamp) {
-      if (val(1).kind != Kind::None) sp.lo = static_cast<float>(scalar(1));
-      if (val(2).kind != Kind::None) sp.hi = static_cast<float>(scalar(2));
-    } else if (step->op == Op::Hardtanh) {
-      sp.lo = static_cast<float>(scalar(1));
-      sp.hi = static_cast<float>(scalar(2));
+    sp.lo = lo;
+    sp.hi = hi;
+    return set_out(last(), shape(0));
+  }
+
+  Error unary(StepPlan& sp) {
+    return elementwise(sp, -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity());
+  }
+
+  // gelu(x, approximate): the erf form, or the tanh one for approximate="tanh".
+  Error gelu(StepPlan& sp) {
+    const Value& m = val(1);
+    if (m.kind != Kind::None && m.s != "none") {
+      if (m.s != "tanh") return bad("unknown approximation \"%s\" (none or tanh)", m.s.c_str());
+      sp.fn = Fn::GeluTanh;
     }
-    return set_out(out_i, shape(0));
+    return unary(sp);
+  }
+
+  // clamp(x, min, max), hardtanh(x, min_val, max_val): a bound that is None stays infinite.
+  Error clamp(StepPlan& sp) {
+    const float inf = std::numeric_limits<float>::infinity();
+    return elementwise(sp, val(1).kind != Kind::None ? static_cast<float>(scalar(1)) : -inf,
+                       val(2).kind != Kind::None ? static_cast<float>(scalar(2)) : inf);
   }
 
   Error softmax(StepPlan& sp) {
@@ -847,6 +789,11 @@ struct Planner {
     }
     if (sp.outer * sp.inner > std::numeric_limits<int>::max()) return bad("too many rows");
     return set_out(3, x);
+  }
+
+  Error log_softmax(StepPlan& sp) {
+    sp.log = true;
+    return softmax(sp);
   }
 
   Error layer_norm(StepPlan& sp) {
@@ -878,153 +825,170 @@ struct Planner {
     return e;
   }
 
-  Error copy_op(StepPlan& sp) {
-    const size_t out_i = step->args.size() - 1;
-    sp.out = arg(out_i);
-    if (step->op == Op::Cat) return cat(sp);
-    const Shape& x = shape(0);
+  // The copy operators: strided copies (sp.copies) of the input, argument 0, into the output, the last argument.
+  const Shape& copy_input(StepPlan& sp) {
+    sp.out = arg(last());
+    sp.a = arg(0);
+    return shape(0);
+  }
+
+  // The input's elements in their order, with shape `out`: one contiguous copy.
+  Error same_elements(StepPlan& sp, const Shape& out) {
+    sp.copies.push_back(contiguous_copy(arg(0), sp.out, numel_of(shape(0))));
+    return set_out(last(), out);
+  }
+
+  Error view(StepPlan& sp) {
+    const Shape& x = copy_input(sp);
+    const auto& size = val(1).ints;
+    if (size.size() > static_cast<size_t>(kMaxDim)) return bad("view rank %zu exceeds %d", size.size(), kMaxDim);
+    Shape out;
+    int infer = -1;
+    int64_t known = 1;
+    for (size_t k = 0; k < size.size(); ++k) {
+      if (size[k] == -1) {
+        if (infer >= 0) return bad("more than one -1 in the view size");
+        infer = static_cast<int>(k);
+        out.push_back(1);
+        continue;
+      }
+      if (size[k] < 0 || (size[k] != 0 && known > kMaxNumel / size[k])) return bad("bad view size");
+      known *= size[k];
+      out.push_back(size[k]);
+    }
+    const int64_t n = numel_of(x);
+    if (infer >= 0) {
+      if (known == 0 || n % known != 0) return bad("cannot view %s with an inferred dim", str(x).c_str());
+      out[infer] = n / known;
+    }
+    if (numel_of(out) != n) return bad("cannot view %s as %s", str(x).c_str(), str(out).c_str());
+    return same_elements(sp, out);
+  }
+
+  Error unsqueeze(StepPlan& sp) {
+    const Shape& x = copy_input(sp);
+    const int64_t nd = static_cast<int64_t>(x.size());
+    const int64_t dim = integer(1);
+    if (dim < -(nd + 1) || dim > nd) return bad("dim %lld is out of range", static_cast<long long>(dim));
+    const int64_t at = dim < 0 ? dim + nd + 1 : dim;
+    Shape out = x;
+    out.insert(out.begin() + at, 1);
+    return same_elements(sp, out);
+  }
+
+  Error squeeze(StepPlan& sp) {
+    const Shape& x = copy_input(sp);
+    const int64_t nd = static_cast<int64_t>(x.size());
+    std::vector<bool> sq(x.size(), false);
+    for (int64_t d : val(1).ints) {
+      int64_t n;
+      if (!norm_dim(d, nd, &n)) return bad("dim %lld is out of range", static_cast<long long>(d));
+      if (nd > 0 && x[n] == 1) sq[n] = true;
+    }
+    Shape out;
+    for (size_t k = 0; k < x.size(); ++k) {
+      if (!sq[k]) out.push_back(x[k]);
+    }
+    return same_elements(sp, out);
+  }
+
+  Error clone(StepPlan& sp) { return same_elements(sp, copy_input(sp)); }
+
+  Error permute(StepPlan& sp) {
+    const Shape& x = copy_input(sp);
     const int64_t nd = static_cast<int64_t>(x.size());
     const Shape xs = strides_of(x);
-    sp.a = arg(0);
+    const auto& dims = val(1).ints;
+    if (static_cast<int64_t>(dims.size()) != nd)
+      return bad("%zu dims for a rank-%lld input", dims.size(), static_cast<long long>(nd));
+    Copy c;
+    c.src = arg(0), c.dst = sp.out;
     Shape out;
-    switch (step->op) {
-      case Op::View: {
-        const auto& size = val(1).ints;
-        if (size.size() > static_cast<size_t>(kMaxDim)) return bad("view rank %zu exceeds %d", size.size(), kMaxDim);
-        int infer = -1;
-        int64_t known = 1;
-        for (size_t k = 0; k < size.size(); ++k) {
-          if (size[k] == -1) {
-            if (infer >= 0) return bad("more than one -1 in the view size");
-            infer = static_cast<int>(k);
-            out.push_back(1);
-            continue;
-          }
-          if (size[k] < 0 || (size[k] != 0 && known > kMaxNumel / size[k])) return bad("bad view size");
-          known *= size[k];
-          out.push_back(size[k]);
-        }
-        const int64_t n = numel_of(x);
-        if (infer >= 0) {
-          if (known == 0 || n % known != 0) return bad("cannot view %s with an inferred dim", str(x).c_str());
-          out[infer] = n / known;
-        }
-        if (numel_of(out) != n) return bad("cannot view %s as %s", str(x).c_str(), str(out).c_str());
-        sp.copies.push_back(contiguous_copy(arg(0), sp.out, n));
-        break;
-      }
-      case Op::Unsqueeze: {
-        const int64_t dim = integer(1);
-        if (dim < -(nd + 1) || dim > nd) return bad("dim %lld is out of range", static_cast<long long>(dim));
-        const int64_t at = dim < 0 ? dim + nd + 1 : dim;
-        out = x;
-        out.insert(out.begin() + at, 1);
-        sp.copies.push_back(contiguous_copy(arg(0), sp.out, numel_of(x)));
-        break;
-      }
-      case Op::Squeeze: {
-        std::vector<bool> sq(x.size(), false);
-        for (int64_t d : val(1).ints) {
-          int64_t n;
-          if (!norm_dim(d, nd, &n)) return bad("dim %lld is out of range", static_cast<long long>(d));
-          if (nd > 0 && x[n] == 1) sq[n] = true;
-        }
-        for (size_t k = 0; k < x.size(); ++k) {
-          if (!sq[k]) out.push_back(x[k]);
-        }
-        sp.copies.push_back(contiguous_copy(arg(0), sp.out, numel_of(x)));
-        break;
-      }
-      case Op::Clone: {
-        out = x;
-        sp.copies.push_back(contiguous_copy(arg(0), sp.out, numel_of(x)));
-        break;
-      }
-      case Op::Permute: {
-        const auto& dims = val(1).ints;
-        if (static_cast<int64_t>(dims.size()) != nd)
-          return bad("%zu dims for a rank-%lld input", dims.size(), static_cast<long long>(nd));
-        Copy c;
-        c.src = arg(0), c.dst = sp.out;
-        std::vector<bool> seen(x.size(), false);
-        for (int64_t k = 0; k < nd; ++k) {
-          int64_t d;
-          if (!norm_dim(dims[k], nd, &d) || seen[d]) return bad("dims is not a permutation");
-          seen[d] = true;
-          out.push_back(x[d]);
-          c.desc.size[k] = x[d];
-          c.desc.src_stride[k] = xs[d];
-        }
-        const Shape os = strides_of(out);
-        c.desc.ndim = static_cast<int>(nd);
-        c.desc.n = numel_of(out);
-        for (int64_t k = 0; k < nd; ++k) c.desc.dst_stride[k] = os[k];
-        sp.copies.push_back(c);
-        break;
-      }
-      case Op::Expand: {
-        const auto& size = val(1).ints;
-        const int64_t n = static_cast<int64_t>(size.size());
-        if (n > kMaxDim || n < nd) return bad("cannot expand %s to %zu dims", str(x).c_str(), size.size());
-        Copy c;
-        c.src = arg(0), c.dst = sp.out;
-        for (int64_t k = 0; k < n; ++k) {
-          const int64_t id = k - (n - nd);
-          int64_t v = size[k];
-          if (v == -1) {
-            if (id < 0) return bad("-1 in a new leading dim");
-            v = x[id];
-          }
-          if (v < 0 || v > kMaxNumel) return bad("bad expand size");
-          if (id >= 0 && x[id] != v && x[id] != 1) return bad("cannot expand %s", str(x).c_str());
-          out.push_back(v);
-          c.desc.size[k] = v;
-          c.desc.src_stride[k] = (id < 0 || x[id] != v || v == 1) ? 0 : xs[id];
-        }
-        if (Error e = set_out(out_i, out); e != Error::Ok) return e;
-        const Shape os = strides_of(out);
-        c.desc.ndim = static_cast<int>(n);
-        c.desc.n = numel_of(out);
-        for (int64_t k = 0; k < n; ++k) c.desc.dst_stride[k] = os[k];
-        sp.copies.push_back(c);
-        break;
-      }
-      case Op::Slice: {
-        if (nd == 0) return bad("cannot slice a 0-dim tensor");
-        int64_t d;
-        if (!norm_dim(integer(1), nd, &d)) return bad("dim %lld is out of range", static_cast<long long>(integer(1)));
-        const int64_t step_v = integer(4);
-        if (step_v <= 0) return bad("step must be positive");
-        const int64_t len = x[d];
-        int64_t start = val(2).kind == Kind::None ? 0 : val(2).i;
-        int64_t end = val(3).kind == Kind::None ? len : val(3).i;
-        if (start < 0) start += len;
-        if (end < 0) end += len;
-        start = std::min(std::max<int64_t>(start, 0), len);
-        end = std::min(std::max<int64_t>(end, start), len);
-        const int64_t cnt = (end - start + step_v - 1) / step_v;
-        out = x;
-        out[d] = cnt;
-        const Shape os = strides_of(out);
-        Copy c;
-        c.src = arg(0), c.dst = sp.out;
-        c.src_offset = cnt > 0 ? start * xs[d] : 0;
-        c.desc.ndim = static_cast<int>(nd);
-        c.desc.n = numel_of(out);
-        for (int64_t k = 0; k < nd; ++k) {
-          c.desc.size[k] = out[k];
-          c.desc.src_stride[k] = k == d ? xs[k] * step_v : xs[k];
-          c.desc.dst_stride[k] = os[k];
-        }
-        sp.copies.push_back(c);
-        break;
-      }
-      default: break;
+    std::vector<bool> seen(x.size(), false);
+    for (int64_t k = 0; k < nd; ++k) {
+      int64_t d;
+      if (!norm_dim(dims[k], nd, &d) || seen[d]) return bad("dims is not a permutation");
+      seen[d] = true;
+      out.push_back(x[d]);
+      c.desc.size[k] = x[d];
+      c.desc.src_stride[k] = xs[d];
     }
-    return set_out(out_i, out);
+    const Shape os = strides_of(out);
+    c.desc.ndim = static_cast<int>(nd);
+    c.desc.n = numel_of(out);
+    for (int64_t k = 0; k < nd; ++k) c.desc.dst_stride[k] = os[k];
+    sp.copies.push_back(c);
+    return set_out(last(), out);
+  }
+
+  Error expand(StepPlan& sp) {
+    const Shape& x = copy_input(sp);
+    const int64_t nd = static_cast<int64_t>(x.size());
+    const Shape xs = strides_of(x);
+    const auto& size = val(1).ints;
+    const int64_t n = static_cast<int64_t>(size.size());
+    if (n > kMaxDim || n < nd) return bad("cannot expand %s to %zu dims", str(x).c_str(), size.size());
+    Copy c;
+    c.src = arg(0), c.dst = sp.out;
+    Shape out;
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t id = k - (n - nd);
+      int64_t v = size[k];
+      if (v == -1) {
+        if (id < 0) return bad("-1 in a new leading dim");
+        v = x[id];
+      }
+      if (v < 0 || v > kMaxNumel) return bad("bad expand size");
+      if (id >= 0 && x[id] != v && x[id] != 1) return bad("cannot expand %s", str(x).c_str());
+      out.push_back(v);
+      c.desc.size[k] = v;
+      c.desc.src_stride[k] = (id < 0 || x[id] != v || v == 1) ? 0 : xs[id];
+    }
+    if (Error e = set_out(last(), out); e != Error::Ok) return e;
+    const Shape os = strides_of(out);
+    c.desc.ndim = static_cast<int>(n);
+    c.desc.n = numel_of(out);
+    for (int64_t k = 0; k < n; ++k) c.desc.dst_stride[k] = os[k];
+    sp.copies.push_back(c);
+    return Error::Ok;
+  }
+
+  Error slice(StepPlan& sp) {
+    const Shape& x = copy_input(sp);
+    const int64_t nd = static_cast<int64_t>(x.size());
+    const Shape xs = strides_of(x);
+    if (nd == 0) return bad("cannot slice a 0-dim tensor");
+    int64_t d;
+    if (!norm_dim(integer(1), nd, &d)) return bad("dim %lld is out of range", static_cast<long long>(integer(1)));
+    const int64_t step_v = integer(4);
+    if (step_v <= 0) return bad("step must be positive");
+    const int64_t len = x[d];
+    int64_t start = val(2).kind == Kind::None ? 0 : val(2).i;
+    int64_t end = val(3).kind == Kind::None ? len : val(3).i;
+    if (start < 0) start += len;
+    if (end < 0) end += len;
+    start = std::min(std::max<int64_t>(start, 0), len);
+    end = std::min(std::max<int64_t>(end, start), len);
+    const int64_t cnt = (end - start + step_v - 1) / step_v;
+    Shape out = x;
+    out[d] = cnt;
+    const Shape os = strides_of(out);
+    Copy c;
+    c.src = arg(0), c.dst = sp.out;
+    c.src_offset = cnt > 0 ? start * xs[d] : 0;
+    c.desc.ndim = static_cast<int>(nd);
+    c.desc.n = numel_of(out);
+    for (int64_t k = 0; k < nd; ++k) {
+      c.desc.size[k] = out[k];
+      c.desc.src_stride[k] = k == d ? xs[k] * step_v : xs[k];
+      c.desc.dst_stride[k] = os[k];
+    }
+    sp.copies.push_back(c);
+    return set_out(last(), out);
   }
 
   Error cat(StepPlan& sp) {
+    sp.out = arg(last());
     const std::vector<int32_t>& ts = val(0).items;
     const Shape* ref = nullptr;
     for (int32_t t : ts) {
@@ -1119,28 +1083,12 @@ struct Planner {
       StepPlan& sp = p.steps[si];
       Error e = Error::Ok;
       switch (step->op) {
-        case Op::Mm:
-        case Op::Addmm:
-        case Op::Bmm:
-        case Op::Linear: e = gemm(sp); break;
-        case Op::Add:
-        case Op::AddScalar:
-        case Op::Sub:
-        case Op::SubScalar:
-        case Op::Mul:
-        case Op::MulScalar:
-        case Op::Div:
-        case Op::DivScalar: e = binary(sp); break;
-        case Op::Relu:
-        case Op::Gelu:
-        case Op::Clamp:
-        case Op::Hardtanh:
-        case Op::Sigmoid:
-        case Op::Tanh: e = unary(sp); break;
-        case Op::Softmax:
-        case Op::LogSoftmax: e = softmax(sp); break;
-        case Op::LayerNorm: e = layer_norm(sp); break;
-        default: e = copy_op(sp); break;
+#define ETCUDA_OP(Id, name, arguments, shape_rule, launcher, function) \
+  case Op::Id:                                                         \
+    sp.fn = Fn::function;                                              \
+    e = shape_rule(sp);                                                \
+    break;
+#include "ops.def"
       }
       if (e != Error::Ok) return e;
     }
