@@ -76,22 +76,24 @@ struct Value {
   std::vector<float> block_scales;
 };
 
-// How a node treats quantized operands (decided at prepare, quant.cpp):
+// How a node treats quantized operands (decided at prepare, quant.cpp, from its kind's NodeKindDef: node_table.h):
 //   kNone     fp32 only;
-//   kRequant  a convolution / fully connected node on a static quantized input with integer weights: the fp32
-//             kernel accumulates the integers exactly, then each output channel is requantized like XNNPACK
-//             (acc * input_scale * weight_scale / output_scale, rounded to nearest even, clamped);
-//   kPassthrough  a node that moves, selects or clamps values (reshape, transpose, slice, concatenate, max pooling,
-//             clamp) whose operands share one datatype, scale and zero point: the fp32 kernel runs on the centered
-//             integers directly (its output range converted to them);
+//   kRequant  a node of a kRequantizes kind (convolutions, fully connected) on a static quantized input with integer
+//             weights: the fp32 kernel accumulates the integers exactly, then each output channel is requantized like
+//             XNNPACK (acc * input_scale * weight_scale / output_scale, rounded to nearest even, clamped);
+//   kPassthrough  a node of a kMovesValues kind (reshape, transpose, slice, concatenate, max pooling, clamp) whose
+//             operands share one datatype, scale and zero point: the fp32 kernel runs on the centered integers
+//             directly (its output range converted to them);
 //   kGeneric  any other node with quantized operands: its inputs are dequantized, the fp32 kernel runs, and its
 //             output is quantized (per tensor, or per row for a dynamic output).
-//   kInteger  Add / Multiply of two same-shaped quantized activations, global average pooling of one: XNNPACK's
-//             integer arithmetic (run_integer_node instead of the fp32 kernel).
-//   kDynamicGemm  a fully connected node on a dynamically quantized input with per-channel int8 / int4 weights
-//             (qd8 x qc8w, fp32 out) on the int8 GEMM.
-//   kOnePass  a Clamp or Convert between per-tensor quantized (or fp32) values with different parameters: kGeneric's
-//             dequantize, operation and quantize in one pass over the elements (run_one_pass; the same arithmetic).
+//   kInteger  a node its kind's QuantKernels::plan_integer takes (Add / Multiply of two same-shaped quantized
+//             activations, global average pooling of one): XNNPACK's integer arithmetic (QuantKernels::run_integer
+//             instead of the fp32 kernel).
+//   kDynamicGemm  a node its kind's QuantKernels::plan_dynamic takes (fully connected on a dynamically quantized
+//             input with per-channel int8 / int4 weights: qd8 x qc8w, fp32 out) on the int8 GEMM.
+//   kOnePass  a node of a kOnePass kind (Clamp, Convert) between per-tensor quantized (or fp32) values with different
+//             parameters: kGeneric's dequantize, operation and quantize in one pass over the elements (run_one_pass;
+//             the same arithmetic).
 enum class QMode : uint8_t { kNone, kRequant, kPassthrough, kGeneric, kInteger, kDynamicGemm, kOnePass };
 
 struct Node {
@@ -192,6 +194,8 @@ struct Graph {
 // Name of a node kind, e.g. "Conv2d".
 const char* node_name(NodeKind kind);
 
+struct NodeKindDef;  // node_table.h
+
 // Records "XnnpackBackend: <message>" through the runtime's error helper (set_last_error: last_error_message(),
 // logged) and returns `error`; the format must be a string literal.
 #define ETXNN_FAIL(error, ...) ::executorch::runtime::set_last_error(error, "XnnpackBackend: " __VA_ARGS__)
@@ -259,22 +263,15 @@ void apply_lut(const Node& n, const float* x, float* y, int64_t total);
 // Before / after a node's kernel (run_graph): dequantizes a kGeneric node's quantized inputs into scratch
 // (swapping g.ptrs), then restores g.ptrs and quantizes its output, or requantizes a kRequant node's output.
 void quant_inputs(Graph& g, const Node& n);
-void quant_output(Graph& g, const Node& n, float* y, int64_t total);
+void quant_output(Graph& g, const NodeKindDef& def, const Node& n, float* y, int64_t total);
 // A kRequant node's output accumulated in fp32 (`total` values, n.requant.size() channels innermost): requantized in
 // place. (Depthwise convolutions call it themselves, or requantize inside their kernel.)
 void requantize_output(const Node& n, float* y, int64_t total);
-// Fully connected nodes whose weights were blockwise 4-bit: packed 4-bit (n.qb4), their fp32 copy released when
-// nothing else reads it. After prepare's shape pass.
+// Weights kept 4-bit (QuantKernels::pack_4bit of each node's kind), their fp32 copy released when nothing else
+// reads it. After prepare's shape pass.
 void pack_blockwise_weights(Graph& g);
-// A kRequant fully connected node packed for the int8 GEMM (n.qb.N > 0): its requantized output. (Convolutions
-// packed so run their own kernel, which calls the int8 GEMM over its tap tables.)
-Error run_qgemm(Graph& g, const Node& n, float* y);
-// A fully connected node with 4-bit weights (n.qb4.N > 0), on its (dequantized) fp32 input.
-Error run_qb4(Graph& g, const Node& n, float* y);
-// A kInteger node's output (its own kernels).
-Error run_integer_node(Graph& g, Node& n, float* y, int64_t total);
-// A kOnePass node's output.
-Error run_one_pass(Graph& g, const Node& n, float* y, int64_t total);
+// A kOnePass node's output (`def`: its kind's).
+Error run_one_pass(Graph& g, const NodeKindDef& def, const Node& n, float* y, int64_t total);
 
 // Executes the graph on the DelegateCall's args (inputs and outputs by external id).
 Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EValue*> args);

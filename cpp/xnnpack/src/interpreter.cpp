@@ -55,12 +55,11 @@ KindProfile* profile() {
   return p;
 }
 
-// The node's kernel: the int8 GEMM or an integer kernel for some quantized nodes (quant.cpp), else its kind's.
+// The node's kernel: its kind's integer kernel or the one-pass quantized loop for such quantized nodes (quant.cpp),
+// else its kind's kernel (which runs on the int8 GEMM or on 4-bit weights where they were packed for it).
 Error run_node(Graph& g, const NodeKindDef& def, Node& n, const Shape& so, float* y, int64_t total) {
-  if (n.qb.N > 0 && n.kind == NodeKind::FullyConnected) return run_qgemm(g, n, y);  // convolutions: in their kernel
-  if (n.qb4.N > 0) return run_qb4(g, n, y);
-  if (n.qmode == QMode::kInteger) return run_integer_node(g, n, y, total);
-  if (n.qmode == QMode::kOnePass) return run_one_pass(g, n, y, total);
+  if (n.qmode == QMode::kInteger) return def.quant.run_integer(g, n, y, total);
+  if (n.qmode == QMode::kOnePass) return run_one_pass(g, def, n, y, total);
   return def.run(g, n, so, y);
 }
 
@@ -103,7 +102,7 @@ Error run_graph(Graph& g, bool do_compute) {
     if (prof != nullptr) {
       const auto t0 = std::chrono::steady_clock::now();
       e = run_node(g, *def, n, so, y, total);
-      quant_output(g, n, y, total);
+      quant_output(g, *def, n, y, total);
       const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
       const int k = static_cast<int>(n.kind) & 127;
       std::lock_guard<std::mutex> lock(prof->mu);
@@ -118,7 +117,7 @@ Error run_graph(Graph& g, bool do_compute) {
       }
     } else {
       e = run_node(g, *def, n, so, y, total);
-      quant_output(g, n, y, total);
+      quant_output(g, *def, n, y, total);
     }
     if (e != Error::Ok) return e;
   }
@@ -322,29 +321,10 @@ void fuse_activations(Graph& g) {
   remove_nodes(g, drop);
 }
 
-// One input, same shape out, each element on its own: commutes with any change of layout.
+// One input, same shape out, each element on its own (kElementwise): commutes with any change of layout.
 bool elementwise_unary(NodeKind k) {
-  switch (k) {
-    case NodeKind::Clamp:
-    case NodeKind::Sigmoid:
-    case NodeKind::Tanh:
-    case NodeKind::Exp:
-    case NodeKind::Log:
-    case NodeKind::Abs:
-    case NodeKind::Negate:
-    case NodeKind::Floor:
-    case NodeKind::Ceiling:
-    case NodeKind::Square:
-    case NodeKind::SquareRoot:
-    case NodeKind::ReciprocalSquareRoot:
-    case NodeKind::Sin:
-    case NodeKind::Cos:
-    case NodeKind::Hardswish:
-    case NodeKind::Gelu:
-    case NodeKind::ELU:
-    case NodeKind::LeakyReLU: return true;
-    default: return false;
-  }
+  const NodeKindDef* def = node_def(k);
+  return def != nullptr && (def->traits & kElementwise) != 0;
 }
 
 // Transpose -> (Reshape | elementwise)* -> Transpose round trips that give back their input's layout (a layout

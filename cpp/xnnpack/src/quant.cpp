@@ -94,12 +94,6 @@ void range_of(DT t, int32_t* lo, int32_t* hi) {
   }
 }
 
-int64_t numel_dims(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
-
 }  // namespace
 
 Error read_quant(size_t i, const schema::QuantizedTensorValue& qv, const ConstantFetch& fetch, bool is_constant,
@@ -222,7 +216,7 @@ uint64_t constant_bytes(const Value& v, uint64_t numel) {
 }
 
 void constant_to_float(Value& v, const void* src, float* dst) {
-  const int64_t n = numel_dims(v.dims);
+  const int64_t n = numel_of(v.dims);
   const float zp = static_cast<float>(v.q.zero_point);
   switch (v.q.dtype) {
     case DT::qint8:
@@ -272,11 +266,6 @@ void constant_to_float(Value& v, const void* src, float* dst) {
 
 namespace {
 
-bool is_gemm(NodeKind k) {
-  return k == NodeKind::FullyConnected || k == NodeKind::Conv2d || k == NodeKind::DepthwiseConv2d ||
-         k == NodeKind::ConvTranspose2d;
-}
-
 // The output channels of a GEMM-family node, from its serialized output dims (channels last).
 int64_t output_channels(const Graph& g, const Node& n) {
   const Shape& d = g.values[static_cast<size_t>(n.out)].dims;
@@ -293,7 +282,7 @@ int dequantized_copy(Graph& g, int vi, std::unordered_map<int, int>* cache) {
   auto it = cache->find(vi);
   if (it != cache->end()) return it->second;
   const Value& v = g.values[static_cast<size_t>(vi)];
-  const int64_t n = numel_dims(v.dims);
+  const int64_t n = numel_of(v.dims);
   etk::aligned_vector<float> real(static_cast<size_t>(n));
   int64_t inner = 1;
   if (v.q.kind == QKind::kChannel)
@@ -314,29 +303,21 @@ int dequantized_copy(Graph& g, int vi, std::unordered_map<int, int>* cache) {
   return out;
 }
 
-// XNNPACK's quantization of an fp32 output bound: lrintf(clamp(bound / scale + zero_point)).
+}  // namespace
+
 float quantized_bound(float bound, const Quant& q) {
   const float v = std::fmin(std::fmax(bound / q.scale + static_cast<float>(q.zero_point), static_cast<float>(q.qmin)),
                             static_cast<float>(q.qmax));
   return static_cast<float>(std::lrintf(v));
 }
 
-// Kinds whose fp32 kernels only move, select or clamp values.
-bool moves_values(NodeKind k) {
-  switch (k) {
-    case NodeKind::Clamp:
-    case NodeKind::MaxPooling2d:
-    case NodeKind::StaticReshape:
-    case NodeKind::StaticTranspose:
-    case NodeKind::StaticSlice:
-    case NodeKind::Copy:
-    case NodeKind::Concatenate2:
-    case NodeKind::Concatenate3:
-    case NodeKind::Concatenate4:
-    case NodeKind::Concatenate5: return true;
-    default: return false;
-  }
+void set_quantized_range(Node& n, const Quant& y) {
+  const float zy = static_cast<float>(y.zero_point);
+  n.qlo = (n.has_min_max ? quantized_bound(n.out_min, y) : static_cast<float>(y.qmin)) - zy;
+  n.qhi = (n.has_min_max ? quantized_bound(n.out_max, y) : static_cast<float>(y.qmax)) - zy;
 }
+
+namespace {
 
 // Every operand of n is a non-constant per-tensor quantized value with the output's datatype, scale and zero point.
 bool same_params_throughout(const Graph& g, const Node& n) {
@@ -351,72 +332,8 @@ bool same_params_throughout(const Graph& g, const Node& n) {
   return true;
 }
 
-// Add / Multiply of two same-shaped qint8 (or quint8) activations, and the global average pooling of one, as XNNPACK
-// computes them, exactly:
-//   add: multipliers of a_scale / y_scale and b_scale / y_scale with 20 significant bits and a common shift, the
-//        sum rounded by adding half and shifting right (qs8-vadd);
-//   mul: (a - za) * (b - zb) times a_scale * b_scale / y_scale in float, rounded to nearest even (qs8-vmul);
-//   global average pooling (a mean reduction): the int32 sum of q times (x_scale / y_scale) * (1 / count), plus
-//        y_zero_point - count * x_zero_point * that scale, rounded to nearest even (qs8 rsum + qs32 -> qs8).
-// NHWC operands where one is [N or 1, 1, 1, C] against the other's [N, H, W, C]: a per-channel scale (a
-// squeeze-excite gate), which XNNPACK multiplies row by row with the same kernel.
-bool channel_broadcast(const Shape& a, const Shape& b) {
-  if (a.size() != 4 || b.size() != 4 || a[3] != b[3]) return false;
-  const Shape& small = a[1] * a[2] <= b[1] * b[2] ? a : b;
-  const Shape& big = &small == &a ? b : a;
-  return small[1] == 1 && small[2] == 1 && (small[0] == big[0] || small[0] == 1);
-}
-
-bool plan_integer_node(Graph& g, Node& n) {
-  if (n.kind == NodeKind::GlobalAvgPooling2d && n.nin == 1) {
-    const Value& x = g.values[static_cast<size_t>(n.in[0])];
-    const Value& y = g.values[static_cast<size_t>(n.out)];
-    if (x.data != nullptr || x.q.kind != QKind::kStatic || y.q.kind != QKind::kStatic || x.q.dtype != y.q.dtype ||
-        y.q.dtype == schema::DataType::qint32)
-      return false;
-    n.requant = {x.q.scale / y.q.scale};
-    n.qlo = static_cast<float>(y.q.qmin) - static_cast<float>(y.q.zero_point);
-    n.qhi = static_cast<float>(y.q.qmax) - static_cast<float>(y.q.zero_point);
-    n.qmode = QMode::kInteger;
-    return true;
-  }
-  if ((n.kind != NodeKind::Add && n.kind != NodeKind::Multiply) || n.nin != 2) return false;
-  const Value& a = g.values[static_cast<size_t>(n.in[0])];
-  const Value& b = g.values[static_cast<size_t>(n.in[1])];
-  const Value& y = g.values[static_cast<size_t>(n.out)];
-  for (const Value* v : {&a, &b}) {
-    if (v->data != nullptr || v->q.kind != QKind::kStatic || v->q.dtype != y.q.dtype) return false;
-  }
-  if (y.q.kind != QKind::kStatic || y.q.dtype == schema::DataType::qint32) return false;
-  if (a.dims != b.dims && (n.kind != NodeKind::Multiply || !channel_broadcast(a.dims, b.dims))) return false;
-  if (n.kind == NodeKind::Add) {
-    const float as = a.q.scale / y.q.scale, bs = b.q.scale / y.q.scale;
-    const float mx = std::max(as, bs);
-    uint32_t bits;
-    std::memcpy(&bits, &mx, 4);
-    const int32_t shift = 20 - (static_cast<int32_t>(bits >> 23) - 127);
-    if (shift < 12 || shift > 30) return false;  // outside XNNPACK's supported ratios: the generic path
-    auto multiplier = [shift](float scale) {
-      uint32_t sb;
-      std::memcpy(&sb, &scale, 4);
-      sb += static_cast<uint32_t>(shift) << 23;
-      float m;
-      std::memcpy(&m, &sb, 4);
-      return static_cast<float>(std::lrintf(m));
-    };
-    n.requant = {multiplier(as), multiplier(bs), static_cast<float>(shift)};
-  } else {
-    n.requant = {a.q.scale * b.q.scale / y.q.scale};
-  }
-  const float zy = static_cast<float>(y.q.zero_point);
-  n.qlo = (n.has_min_max ? quantized_bound(n.out_min, y.q) : static_cast<float>(y.q.qmin)) - zy;
-  n.qhi = (n.has_min_max ? quantized_bound(n.out_max, y.q) : static_cast<float>(y.q.qmax)) - zy;
-  n.qmode = QMode::kInteger;
-  return true;
-}
-
-// A Clamp on the only reader of a requantizing node's output narrows that node's own clamp instead (the two share
-// quantization parameters: the Clamp is a passthrough), as XNNPACK fuses activations into convolutions.
+// A Clamp (kRangeIsOp) on the only reader of a requantizing node's output narrows that node's own clamp instead (the
+// two share quantization parameters: the Clamp is a passthrough), as XNNPACK fuses activations into convolutions.
 void fuse_clamps(Graph& g) {
   ValueUse use = value_use(g);
   const std::vector<int>& readers = use.readers;
@@ -424,7 +341,7 @@ void fuse_clamps(Graph& g) {
   std::vector<bool> drop(g.nodes.size(), false);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& c = g.nodes[i];
-    if (c.kind != NodeKind::Clamp || c.qmode != QMode::kPassthrough || c.nin != 1) continue;
+    if (!(node_def(c.kind)->traits & kRangeIsOp) || c.qmode != QMode::kPassthrough || c.nin != 1) continue;
     const auto v = static_cast<size_t>(c.in[0]);
     if (producer[v] < 0 || readers[v] != 1 || g.values[v].is_output) continue;
     Node& p = g.nodes[static_cast<size_t>(producer[v])];
@@ -438,54 +355,6 @@ void fuse_clamps(Graph& g) {
   remove_nodes(g, drop);
 }
 
-// Fully connected layers and ungrouped convolutions (OHWI filters: the rows' (ky, kx, ic) order) with int8 weights
-// (zero point 0) run on the int8 GEMM, their requantization fused into it; a convolution's padding taps point at
-// zeros, which the GEMM reads as the input's zero point.
-void pack_for_qgemm(const Graph& g, Node& n) {
-  const Value& x = g.values[static_cast<size_t>(n.in[0])];
-  const Value& w = g.values[static_cast<size_t>(n.filter)];
-  const bool fc = n.kind == NodeKind::FullyConnected && w.dims.size() == 2;
-  const bool conv = n.kind == NodeKind::Conv2d && n.groups == 1 && w.dims.size() == 4;
-  if (!(fc || conv) || w.q.zero_point != 0 || w.q.dtype == schema::DataType::qcint32) return;
-  const bool transposed = fc && (n.flags & kFlagTransposeWeights) != 0;
-  const int64_t N = transposed ? w.dims[1] : w.dims[0];
-  const int64_t K = numel_dims(w.dims) / std::max<int64_t>(N, 1);
-  if (N != static_cast<int64_t>(n.requant.size())) return;
-  const float* bias = n.bias >= 0 ? g.values[static_cast<size_t>(n.bias)].data : nullptr;
-  const float a_offset = static_cast<float>(x.q.zero_point - x.q.qmin);  // u8 = q - qmin
-  if (conv && conv_uses_padded_rows(n) && (n.kw * n.gic) % 4 != 0 && w.dims[3] == n.gic) {
-    // Filter rows of whole 4-byte groups: the OHWI filter with zero weights for channels gic .. cp - 1 (conv2d pads
-    // the input to cp channels to match).
-    const int64_t cp = (n.gic + 3) / 4 * 4, taps = int64_t{n.kh} * n.kw;
-    std::vector<float> wp(static_cast<size_t>(N * taps * cp), 0.f);
-    for (int64_t o = 0; o < N * taps; ++o) std::copy_n(w.data + o * n.gic, n.gic, wp.begin() + o * cp);
-    n.padded_c = static_cast<uint32_t>(cp);
-    etk::pack_qb(taps * cp, N, wp.data(), 1, taps * cp, bias, n.requant.data(), a_offset, &n.qb);
-    return;
-  }
-  etk::pack_qb(K, N, w.data, transposed ? N : 1, transposed ? 1 : K, bias, n.requant.data(), a_offset, &n.qb);
-}
-
-// qd8 x qc8w (or qc4w) fully connected, fp32 out: the int8 GEMM with the rows' own offsets and scales.
-bool plan_dynamic_gemm(Graph& g, Node& n) {
-  if (n.kind != NodeKind::FullyConnected || n.filter < 0 || !etk::qgemm_available()) return false;
-  const Value& x = g.values[static_cast<size_t>(n.in[0])];
-  const Value& w = g.values[static_cast<size_t>(n.filter)];
-  const Value& y = g.values[static_cast<size_t>(n.out)];
-  const Value* b = n.bias >= 0 ? &g.values[static_cast<size_t>(n.bias)] : nullptr;
-  if (x.q.kind != QKind::kDynamic || y.q.kind != QKind::kNone || w.data == nullptr || w.q.kind != QKind::kChannel ||
-      w.q.dtype == schema::DataType::qcint32 || w.dims.size() != 2 ||
-      (b != nullptr && (b->q.kind != QKind::kNone || b->data == nullptr)))
-    return false;
-  const bool transposed = (n.flags & kFlagTransposeWeights) != 0;
-  const int64_t N = transposed ? w.dims[1] : w.dims[0], K = transposed ? w.dims[0] : w.dims[1];
-  if ((transposed ? 1u : 0u) != w.q.channel_dim || static_cast<int64_t>(w.q.scales.size()) != N) return false;
-  etk::pack_qb(K, N, w.data, transposed ? N : 1, transposed ? 1 : K, nullptr, nullptr, 0.f, &n.qb);
-  n.requant.assign(w.q.scales.begin(), w.q.scales.end());  // per output channel
-  n.qmode = QMode::kDynamicGemm;
-  return true;
-}
-
 }  // namespace
 
 Error plan_quantized(Graph& g) {
@@ -494,8 +363,9 @@ Error plan_quantized(Graph& g) {
     bool any = g.values[static_cast<size_t>(n.out)].q.kind != QKind::kNone;
     for (int k = 0; k < n.nin; ++k) any = any || g.values[static_cast<size_t>(n.in[k])].q.kind != QKind::kNone;
     if (!any) continue;
+    const NodeKindDef& def = *node_def(n.kind);  // the loader admits known kinds only
     const Value& y = g.values[static_cast<size_t>(n.out)];
-    if (is_gemm(n.kind) && n.filter >= 0) {
+    if ((def.traits & kRequantizes) && n.filter >= 0) {
       const Value& x = g.values[static_cast<size_t>(n.in[0])];
       const Value& w = g.values[static_cast<size_t>(n.filter)];
       const Value* b = n.bias >= 0 ? &g.values[static_cast<size_t>(n.bias)] : nullptr;
@@ -518,22 +388,20 @@ Error plan_quantized(Graph& g) {
           }
           n.requant[static_cast<size_t>(c)] = r;
         }
-        const float zy = static_cast<float>(y.q.zero_point);
-        n.qlo = (n.has_min_max ? quantized_bound(n.out_min, y.q) : static_cast<float>(y.q.qmin)) - zy;
-        n.qhi = (n.has_min_max ? quantized_bound(n.out_max, y.q) : static_cast<float>(y.q.qmax)) - zy;
+        set_quantized_range(n, y.q);
         n.out_min = -INFINITY;
         n.out_max = INFINITY;
         n.has_min_max = false;
         continue;
       }
     }
-    if (plan_dynamic_gemm(g, n)) continue;
-    if (plan_integer_node(g, n)) continue;
-    if (moves_values(n.kind) && same_params_throughout(g, n)) {
+    if (def.quant.plan_dynamic != nullptr && def.quant.plan_dynamic(g, n)) continue;
+    if (def.quant.plan_integer != nullptr && def.quant.plan_integer(g, n)) continue;
+    if ((def.traits & kMovesValues) && same_params_throughout(g, n)) {
       // Moving or clamping integers centered on one zero point is exact: no dequantize / quantize pass.
       n.qmode = QMode::kPassthrough;
       const float zy = static_cast<float>(y.q.zero_point);
-      if (n.has_min_max || n.kind == NodeKind::Clamp) {
+      if (n.has_min_max || (def.traits & kRangeIsOp)) {
         n.out_min = (n.out_min > -INFINITY ? quantized_bound(n.out_min, y.q) : static_cast<float>(y.q.qmin)) - zy;
         n.out_max = (n.out_max < INFINITY ? quantized_bound(n.out_max, y.q) : static_cast<float>(y.q.qmax)) - zy;
       }
@@ -541,8 +409,8 @@ Error plan_quantized(Graph& g) {
     }
     n.qmode = QMode::kGeneric;
     const QKind xk = g.values[static_cast<size_t>(n.in[0])].q.kind;
-    if ((n.kind == NodeKind::Clamp || n.kind == NodeKind::Convert) && n.nin == 1 &&
-        (xk == QKind::kNone || xk == QKind::kStatic) && (y.q.kind == QKind::kNone || y.q.kind == QKind::kStatic)) {
+    if ((def.traits & kOnePass) && n.nin == 1 && (xk == QKind::kNone || xk == QKind::kStatic) &&
+        (y.q.kind == QKind::kNone || y.q.kind == QKind::kStatic)) {
       n.qmode = QMode::kOnePass;
       continue;
     }
@@ -563,8 +431,10 @@ Error plan_quantized(Graph& g) {
   }
   fuse_clamps(g);
   if (etk::qgemm_available()) {
-    for (Node& n : g.nodes)
-      if (n.qmode == QMode::kRequant) pack_for_qgemm(g, n);
+    for (Node& n : g.nodes) {
+      const NodeKindDef& def = *node_def(n.kind);
+      if (n.qmode == QMode::kRequant && def.quant.pack_int8 != nullptr) def.quant.pack_int8(g, n);
+    }
   }
   g.row_scale.assign(g.values.size(), std::vector<float>());
   g.row_offset.assign(g.values.size(), std::vector<float>());
@@ -579,10 +449,6 @@ int64_t row_length(const Shape& s, uint32_t nonbatch) {
   for (size_t d = s.size() > nonbatch ? s.size() - nonbatch : 0; d < s.size(); ++d) r *= s[d];
   return r;
 }
-
-}  // namespace
-
-namespace {
 
 // XNNPACK's f32 -> qd8 of one row, in place: the range [min(0, lo), max(0, hi)] onto [-128, 127] with a nudged
 // zero point (etk::qd8_row_params); the row becomes q - zero_point; *scale and *offset (zero point + 128) describe
@@ -611,7 +477,7 @@ void quant_inputs(Graph& g, const Node& n) {
     if (k == 0 && n.qb4.panels) continue;  // the int8 4-bit kernel reads the integers themselves
     if (std::find(n.in, n.in + k, n.in[k]) != n.in + k) continue;  // the same value twice: done already
     const Shape& s = g.shapes[vi];
-    const int64_t total = numel_dims(s);
+    const int64_t total = numel_of(s);
     etk::aligned_vector<float>& buf = g.dequantized[static_cast<size_t>(k)];
     if (buf.size() < static_cast<size_t>(total)) buf.resize(static_cast<size_t>(total));
     const float* src = g.ptrs[vi];
@@ -647,15 +513,16 @@ void requantize_output(const Node& n, float* y, int64_t total) {
   });
 }
 
-Error run_one_pass(Graph& g, const Node& n, float* y, int64_t total) {
+Error run_one_pass(Graph& g, const NodeKindDef& def, const Node& n, float* y, int64_t total) {
   const Quant& xq = g.values[static_cast<size_t>(n.in[0])].q;
   const Quant& q = g.values[static_cast<size_t>(n.out)].q;
   const float* x = g.ptrs[static_cast<size_t>(n.in[0])];
-  // kGeneric's steps per element: dequantize (quant_inputs), the node's kernel (run_clamp, run_copy), quantize
+  // kGeneric's steps per element: dequantize (quant_inputs), the node's kernel (run_clamp, run_copy: the range, the
+  // operation of a kRangeIsOp kind, else the node's output range as apply_output_range applies it), quantize
   // (quant_output: XNNPACK's convert rounding, or its reference kernels').
   const float in_scale = xq.kind == QKind::kStatic ? xq.scale : 1.f;
-  const bool convert = n.kind == NodeKind::Convert, quantized = q.kind == QKind::kStatic;
-  const bool clamp = !convert || n.has_min_max;  // a Convert's output range (apply_output_range after run_copy)
+  const bool convert = (def.traits & kConvertRounding) != 0, quantized = q.kind == QKind::kStatic;
+  const bool clamp = (def.traits & kRangeIsOp) || n.has_min_max;
   const float lo = n.out_min, hi = n.out_max;
   const float inv = quantized ? 1.f / q.scale : 1.f, zp = quantized ? static_cast<float>(q.zero_point) : 0.f;
   const float qlo = quantized ? static_cast<float>(q.qmin) - (convert ? zp : 0.f) : 0.f;
@@ -669,13 +536,13 @@ Error run_one_pass(Graph& g, const Node& n, float* y, int64_t total) {
   return Error::Ok;
 }
 
-void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
+void quant_output(Graph& g, const NodeKindDef& def, const Node& n, float* y, int64_t total) {
   if (n.qmode == QMode::kNone || n.qmode == QMode::kPassthrough || n.qmode == QMode::kInteger ||
       n.qmode == QMode::kDynamicGemm || n.qmode == QMode::kOnePass)
     return;
   if (n.qmode == QMode::kRequant) {
-    // The int8 GEMM and the depthwise kernels requantize as they store.
-    if (n.qb.N == 0 && n.kind != NodeKind::DepthwiseConv2d) requantize_output(n, y, total);
+    // The int8 GEMM and the kRequantizesInKernel kinds' kernels (depthwise) requantize as they store.
+    if (n.qb.N == 0 && !(def.traits & kRequantizesInKernel)) requantize_output(n, y, total);
     return;
   }
   for (int k = 0; k < n.nin; ++k) g.ptrs[static_cast<size_t>(n.in[k])] = g.saved_ptrs[k];
@@ -683,7 +550,7 @@ void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
   const Quant& q = out.q;
   if (q.kind == QKind::kStatic) {
     const float inv = 1.f / q.scale, zp = static_cast<float>(q.zero_point);
-    if (n.kind == NodeKind::Convert) {
+    if (def.traits & kConvertRounding) {
       // XNNPACK's f32 -> qs8 convert rounds x / scale, then adds the zero point.
       const float lo = static_cast<float>(q.qmin) - zp, hi = static_cast<float>(q.qmax) - zp;
       unary_par(y, y, total, [=](float v) { return quantize_like_convert(v, inv, lo, hi); });
@@ -708,27 +575,6 @@ void quant_output(Graph& g, const Node& n, float* y, int64_t total) {
   }
 }
 
-namespace {
-
-struct QAddParams {
-  int32_t am, bm, rounding, shift;
-  float lo, hi;
-};
-
-// qs8-vadd on centered integers, compiled per ISA level (int32 multiplies vectorize from SSE4.1 / AVX2 on).
-template <typename F>
-inline __attribute__((always_inline)) void qadd_impl(const float* a, const float* b, float* y, int64_t n,
-                                                     const QAddParams& p, F) {
-  for (int64_t i = 0; i < n; ++i) {
-    const int32_t acc = p.rounding + p.am * static_cast<int32_t>(a[i]) + p.bm * static_cast<int32_t>(b[i]);
-    y[i] = clampf(static_cast<float>(acc >> p.shift), p.lo, p.hi);
-  }
-}
-ETK_ISA_DISPATCH(qadd, (const float* a, const float* b, float* y, int64_t n, const QAddParams& p, F f),
-                 (a, b, y, n, p, f))
-
-}  // namespace
-
 void fold_converts(Graph& g) {
   const ValueUse use = value_use(g);
   std::vector<bool> drop(g.nodes.size(), false);
@@ -750,8 +596,8 @@ void fold_converts(Graph& g) {
   };
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
-    if (n.qmode == QMode::kDynamicGemm && n.qb.N > 0 && n.kind == NodeKind::FullyConnected) {
-      // Convert (fp32 -> qdint8) -> n.
+    if (n.qmode == QMode::kDynamicGemm && n.qb.N > 0) {
+      // Convert (fp32 -> qdint8) -> n, whose int8 GEMM quantizes its rows itself (run_qgemm).
       const size_t v = static_cast<size_t>(n.in[0]);
       const int p = use.producer[v];
       if (p < 0 || drop[static_cast<size_t>(p)] || use.readers[v] != 1 || g.values[v].is_output ||
@@ -791,7 +637,7 @@ void fold_converts(Graph& g) {
       n.dequant_out = scale;
       if (n.qb.N > 0) n.qb.out_scale = scale;
       fold(n, *c);
-    } else if (n.qmode == QMode::kNone && (n.kind == NodeKind::Hardswish || n.silu_input >= 0) &&
+    } else if (n.qmode == QMode::kNone && ((node_def(n.kind)->traits & kFoldsConvertAfter) || n.silu_input >= 0) &&
                g.values[static_cast<size_t>(n.out)].q.kind == QKind::kNone) {
       // n (fp32) -> Convert (fp32 -> per-tensor quantized).
       const Node* c = convert_reading(i);
@@ -811,139 +657,9 @@ void fold_converts(Graph& g) {
 void pack_blockwise_weights(Graph& g) {
   const std::vector<int> readers = value_use(g).readers;
   for (Node& n : g.nodes) {
-    if (n.kind != NodeKind::FullyConnected || n.filter < 0 || n.qb.N > 0 || (n.flags & kFlagTransposeWeights)) continue;
-    Value& w = g.values[static_cast<size_t>(n.filter)];
-    const Value* b = n.bias >= 0 ? &g.values[static_cast<size_t>(n.bias)] : nullptr;
-    if (w.block_group <= 0 || w.data == nullptr || w.dims.size() != 2 || (b != nullptr && b->data == nullptr)) continue;
-    // Dynamically quantized inputs (8da4w) on the int8 kernel where the CPU has one; fp32 inputs, or no VNNI: the
-    // float kernel on the dequantized rows.
-    const bool dynamic = g.values[static_cast<size_t>(n.in[0])].q.kind == QKind::kDynamic;
-    if (!etk::pack_qb4(w.dims[1], w.dims[0], w.data, w.block_scales.data(), w.block_group,
-                       b != nullptr ? b->data : nullptr, &n.qb4, dynamic && etk::qb4_dynamic_available()))
-      continue;
-    if (readers[static_cast<size_t>(n.filter)] != 1) continue;
-    // Only this node reads the fp32 copy: release it (the 4-bit weights are an eighth of its size).
-    for (etk::aligned_vector<float>& o : g.owned) {
-      if (o.data() != w.data) continue;
-      etk::aligned_vector<float>().swap(o);
-      w.data = nullptr;
-      g.ptrs[static_cast<size_t>(n.filter)] = nullptr;
-      break;
-    }
+    const NodeKindDef& def = *node_def(n.kind);
+    if (def.quant.pack_4bit != nullptr) def.quant.pack_4bit(g, n, readers);
   }
-}
-
-Error run_qb4(Graph& g, const Node& n, float* y) {
-  const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
-  const int64_t K = n.qb4.K, M = numel_dims(si) / std::max<int64_t>(K, 1);
-  if (si.empty() || si.back() != K) return node_fail(n, "input channels differ from the weights':", si);
-  if (n.qb4.panels) {
-    // The integers as the Convert left them (quant_inputs leaves this input as it is).
-    const std::vector<float>& rs = g.row_scale[static_cast<size_t>(n.in[0])];
-    const std::vector<float>& ro = g.row_offset[static_cast<size_t>(n.in[0])];
-    if (static_cast<int64_t>(rs.size()) != M || static_cast<int64_t>(ro.size()) != M)
-      return node_fail(n, "dynamically quantized input rows differ from the weights' input channels:", si);
-    etk::qb4_gemm_dynamic(M, g.ptrs[static_cast<size_t>(n.in[0])], K, ro.data(), rs.data(), n.qb4, y, n.qb4.N,
-                          n.out_min, n.out_max);
-    return Error::Ok;
-  }
-  etk::qb4_gemm(M, g.ptrs[static_cast<size_t>(n.in[0])], K, n.qb4, y, n.qb4.N, n.out_min, n.out_max);
-  return Error::Ok;
-}
-
-Error run_qgemm(Graph& g, const Node& n, float* y) {
-  const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
-  const int64_t K = n.qb.K, M = numel_dims(si) / std::max<int64_t>(K, 1);
-  if (si.empty() || si.back() != K) return node_fail(n, "input channels differ from the weights':", si);
-  const float* x = g.ptrs[static_cast<size_t>(n.in[0])];
-  if (n.qd8_input) {
-    const float* bias = n.bias >= 0 ? g.ptrs[static_cast<size_t>(n.bias)] : nullptr;
-    etk::qgemm_dynamic_f32(M, x, K, n.qb, n.requant.data(), bias, n.out_min, n.out_max, y, n.qb.N);
-    return Error::Ok;
-  }
-  if (n.qmode == QMode::kDynamicGemm) {
-    const std::vector<float>& rs = g.row_scale[static_cast<size_t>(n.in[0])];
-    const std::vector<float>& ro = g.row_offset[static_cast<size_t>(n.in[0])];
-    if (static_cast<int64_t>(rs.size()) != M || static_cast<int64_t>(ro.size()) != M)
-      return node_fail(n, "dynamically quantized input rows differ from the weights' input channels:", si);
-    const float* bias = n.bias >= 0 ? g.ptrs[static_cast<size_t>(n.bias)] : nullptr;
-    etk::qgemm_dynamic(M, x, K, ro.data(), rs.data(), n.qb, n.requant.data(), bias, n.out_min, n.out_max, y, n.qb.N);
-    return Error::Ok;
-  }
-  etk::qgemm(M, x, K, n.qb, n.qlo, n.qhi, y, n.qb.N);
-  return Error::Ok;
-}
-
-// y = (a * b) * scale rounded to nearest even, clamped, over rows [r0, r1) of C floats; operand x's row r is its
-// row r / xrep (xrep > 1: one row broadcast over an image's pixels). (F unused: ETK_ISA_DISPATCH wants one.)
-template <typename F>
-inline __attribute__((always_inline)) void qmul_rows_impl(const float* a, const float* b, float* y, int64_t r0,
-                                                          int64_t r1, int64_t C, int64_t arep, int64_t brep,
-                                                          float scale, float lo, float hi, F) {
-  for (int64_t r = r0; r < r1; ++r) {
-    const float* __restrict pa = a + r / arep * C;
-    const float* __restrict pb = b + r / brep * C;
-    float* __restrict py = y + r * C;
-    for (int64_t c = 0; c < C; ++c) py[c] = round_even(clampf(pa[c] * pb[c] * scale, lo, hi));
-  }
-}
-ETK_ISA_DISPATCH(qmul_rows,
-                 (const float* a, const float* b, float* y, int64_t r0, int64_t r1, int64_t C, int64_t arep,
-                  int64_t brep, float scale, float lo, float hi, F f),
-                 (a, b, y, r0, r1, C, arep, brep, scale, lo, hi, f))
-
-Error run_integer_node(Graph& g, Node& n, float* y, int64_t total) {
-  if (n.kind == NodeKind::GlobalAvgPooling2d) {
-    const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
-    if (si.size() != 4) return node_fail(n, "expects a 4-D NHWC input, got", si);
-    const int64_t N = si[0], HW = si[1] * si[2], C = si[3];
-    const Quant& xq = g.values[static_cast<size_t>(n.in[0])].q;
-    const Quant& yq = g.values[static_cast<size_t>(n.out)].q;
-    const float inv = n.requant[0] * (1.f / static_cast<float>(HW));
-    const float yzp =
-        static_cast<float>(yq.zero_point) - static_cast<float>(static_cast<int32_t>(HW) * xq.zero_point) * inv;
-    const float zy = static_cast<float>(yq.zero_point), zx = static_cast<float>(xq.zero_point);
-    const float* x = g.ptrs[static_cast<size_t>(n.in[0])];
-    // Sums of integers below 2^24: exact in any order (as the int32 sums), and the zero point's share added after.
-    const float zsum = static_cast<float>(HW) * zx;
-    for (int64_t b = 0; b < N; ++b) {
-      float* o = y + b * C;
-      pixel_sums(x + b * HW * C, HW, C, o, &n.scratch);
-      for (int64_t c = 0; c < C; ++c) o[c] = clampf(round_even((o[c] + zsum) * inv + yzp) - zy, n.qlo, n.qhi);
-    }
-    (void)total;
-    return Error::Ok;
-  }
-  const size_t ia = static_cast<size_t>(n.in[0]), ib = static_cast<size_t>(n.in[1]);
-  const Shape &sa = g.shapes[ia], &sb = g.shapes[ib];
-  const float* a = g.ptrs[ia];
-  const float* b = g.ptrs[ib];
-  const float lo = n.qlo, hi = n.qhi;
-  if (sa != sb && n.kind == NodeKind::Multiply && channel_broadcast(sa, sb)) {
-    // Rows of C channels; the broadcast operand's row is its image's (one row per image).
-    const int64_t C = sa[3], rows = total / std::max<int64_t>(1, C);
-    const int64_t arep = sa[1] * sa[2] == 1 ? std::max<int64_t>(1, rows / sa[0]) : 1;
-    const int64_t brep = sb[1] * sb[2] == 1 ? std::max<int64_t>(1, rows / sb[0]) : 1;
-    const float scale = n.requant[0];
-    parallel_rows(rows, C * kElementwiseCost,
-                  [&](int64_t r0, int64_t r1) { qmul_rows(a, b, y, r0, r1, C, arep, brep, scale, lo, hi, 0); });
-    return Error::Ok;
-  }
-  if (sa != sb) return node_fail(n, "quantized operands differ in shape:", sa, sb);
-  if (n.kind == NodeKind::Add) {
-    const auto am = static_cast<int32_t>(n.requant[0]), bm = static_cast<int32_t>(n.requant[1]);
-    const auto shift = static_cast<int32_t>(n.requant[2]);
-    const int32_t rounding = int32_t{1} << (shift - 1);
-    const QAddParams p{am, bm, rounding, shift, lo, hi};
-    parallel_rows(total, kElementwiseCost,
-                  [&](int64_t s0, int64_t s1) { qadd(a + s0, b + s0, y + s0, s1 - s0, p, 0); });
-  } else {
-    const float scale = n.requant[0];
-    parallel_rows(total, kElementwiseCost, [&](int64_t s0, int64_t s1) {
-      qmul_rows(a + s0, b + s0, y + s0, 0, 1, s1 - s0, 1, 1, scale, lo, hi, 0);
-    });
-  }
-  return Error::Ok;
 }
 
 namespace {

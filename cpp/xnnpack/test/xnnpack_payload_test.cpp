@@ -91,6 +91,18 @@ void damaged(const std::vector<uint8_t>& file, const Blob& blob, const std::stri
   EXPECT_NE(et_test::run_program_bytes(copy.data(), copy.size()), Error::Ok) << what << ": expected an error";
 }
 
+// `mutate` applied to the table of the first FullyConnected or Conv2d node (either table type); false without one.
+template <typename F>
+bool mutate_first_gemm_node(xs::Graph* g, F mutate) {
+  auto* nodes = g->mutable_xnodes();
+  for (flatbuffers::uoffset_t i = 0; i < nodes->size(); ++i) {
+    auto* n = nodes->GetMutableObject(i);
+    if (auto* fc = const_cast<xs::FullyConnectedNode*>(n->node_as_FullyConnected())) return mutate(fc);
+    if (auto* c = const_cast<xs::ConvNode*>(n->node_as_Conv2d())) return mutate(c);
+  }
+  return false;
+}
+
 // Random byte damage inside the payload flatbuffer only (each run must return, Ok or not: reaching the end is the
 // check).
 void flips(const std::vector<uint8_t>& file, const Blob& blob, const std::string& name, int count) {
@@ -160,24 +172,10 @@ void targeted_damage(const std::vector<uint8_t>& file, const Blob& blob, const s
     return true;
   });
   damaged(file, blob, p + "node input id out of range", [](std::vector<uint8_t>&, xs::Graph* g) {
-    auto* nodes = g->mutable_xnodes();
-    for (flatbuffers::uoffset_t i = 0; i < nodes->size(); ++i) {
-      auto* n = nodes->GetMutableObject(i);
-      if (auto* fc = const_cast<xs::FullyConnectedNode*>(n->node_as_FullyConnected()))
-        return fc->mutate_filter_id(9999);
-      if (auto* c = const_cast<xs::ConvNode*>(n->node_as_Conv2d())) return c->mutate_filter_id(9999);
-    }
-    return false;
+    return mutate_first_gemm_node(g, [](auto* t) { return t->mutate_filter_id(9999); });
   });
   damaged(file, blob, p + "node output id out of range", [](std::vector<uint8_t>&, xs::Graph* g) {
-    auto* nodes = g->mutable_xnodes();
-    for (flatbuffers::uoffset_t i = 0; i < nodes->size(); ++i) {
-      auto* n = nodes->GetMutableObject(i);
-      if (auto* fc = const_cast<xs::FullyConnectedNode*>(n->node_as_FullyConnected()))
-        return fc->mutate_output_id(123456);
-      if (auto* c = const_cast<xs::ConvNode*>(n->node_as_Conv2d())) return c->mutate_output_id(123456);
-    }
-    return false;
+    return mutate_first_gemm_node(g, [](auto* t) { return t->mutate_output_id(123456); });
   });
   damaged(file, blob, p + "unknown node kind", [](std::vector<uint8_t>&, xs::Graph* g) {
     auto* n = reinterpret_cast<flatbuffers::Table*>(g->mutable_xnodes()->GetMutableObject(0));

@@ -1,7 +1,9 @@
 // Broadcasting binary nodes (NumPy rules): add, subtract, multiply (and the fused SiLU), divide, minimum,
-// maximum, PReLU. The output range is fused into each operation.
+// maximum, PReLU. The output range is fused into each operation. Add and Multiply of quantized activations also
+// have XNNPACK's integer kernels.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "activations.h"
 #include "common.h"
@@ -199,10 +201,152 @@ Error run_prelu(Graph& g, Node& n, const Shape& so, float* y) {
   return binary_node(g, n, so, y, [&](float p, float q) { return clampf(p < 0.f ? p * q : p, lo, hi); });
 }
 
+// ---- quantized: XNNPACK's integer Add and Multiply of two same-shaped qint8 (or quint8) activations, exactly
+// (QMode::kInteger):
+//   add: multipliers of a_scale / y_scale and b_scale / y_scale with 20 significant bits and a common shift, the
+//        sum rounded by adding half and shifting right (qs8-vadd);
+//   mul: (a - za) * (b - zb) times a_scale * b_scale / y_scale in float, rounded to nearest even (qs8-vmul); also
+//        NHWC operands where one is [N or 1, 1, 1, C] against the other's [N, H, W, C]: a per-channel scale (a
+//        squeeze-excite gate), which XNNPACK multiplies row by row with the same kernel.
+
+bool channel_broadcast(const Shape& a, const Shape& b) {
+  if (a.size() != 4 || b.size() != 4 || a[3] != b[3]) return false;
+  const Shape& small = a[1] * a[2] <= b[1] * b[2] ? a : b;
+  const Shape& big = &small == &a ? b : a;
+  return small[1] == 1 && small[2] == 1 && (small[0] == big[0] || small[0] == 1);
+}
+
+// Two non-constant per-tensor quantized operands of the output's datatype, itself per-tensor and not qint32.
+bool integer_operands(const Graph& g, const Node& n) {
+  if (n.nin != 2) return false;
+  const Value& y = g.values[static_cast<size_t>(n.out)];
+  for (int k = 0; k < 2; ++k) {
+    const Value& v = g.values[static_cast<size_t>(n.in[k])];
+    if (v.data != nullptr || v.q.kind != QKind::kStatic || v.q.dtype != y.q.dtype) return false;
+  }
+  return y.q.kind == QKind::kStatic && y.q.dtype != schema::DataType::qint32;
+}
+
+bool plan_integer_add(Graph& g, Node& n) {
+  if (!integer_operands(g, n)) return false;
+  const Value& a = g.values[static_cast<size_t>(n.in[0])];
+  const Value& b = g.values[static_cast<size_t>(n.in[1])];
+  const Value& y = g.values[static_cast<size_t>(n.out)];
+  if (a.dims != b.dims) return false;
+  const float as = a.q.scale / y.q.scale, bs = b.q.scale / y.q.scale;
+  const float mx = std::max(as, bs);
+  uint32_t bits;
+  std::memcpy(&bits, &mx, 4);
+  const int32_t shift = 20 - (static_cast<int32_t>(bits >> 23) - 127);
+  if (shift < 12 || shift > 30) return false;  // outside XNNPACK's supported ratios: the generic path
+  auto multiplier = [shift](float scale) {
+    uint32_t sb;
+    std::memcpy(&sb, &scale, 4);
+    sb += static_cast<uint32_t>(shift) << 23;
+    float m;
+    std::memcpy(&m, &sb, 4);
+    return static_cast<float>(std::lrintf(m));
+  };
+  n.requant = {multiplier(as), multiplier(bs), static_cast<float>(shift)};
+  set_quantized_range(n, y.q);
+  n.qmode = QMode::kInteger;
+  return true;
+}
+
+bool plan_integer_multiply(Graph& g, Node& n) {
+  if (!integer_operands(g, n)) return false;
+  const Value& a = g.values[static_cast<size_t>(n.in[0])];
+  const Value& b = g.values[static_cast<size_t>(n.in[1])];
+  const Value& y = g.values[static_cast<size_t>(n.out)];
+  if (a.dims != b.dims && !channel_broadcast(a.dims, b.dims)) return false;
+  n.requant = {a.q.scale * b.q.scale / y.q.scale};
+  set_quantized_range(n, y.q);
+  n.qmode = QMode::kInteger;
+  return true;
+}
+
+struct QAddParams {
+  int32_t am, bm, rounding, shift;
+  float lo, hi;
+};
+
+// qs8-vadd on centered integers, compiled per ISA level (int32 multiplies vectorize from SSE4.1 / AVX2 on).
+template <typename F>
+inline __attribute__((always_inline)) void qadd_impl(const float* a, const float* b, float* y, int64_t n,
+                                                     const QAddParams& p, F) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t acc = p.rounding + p.am * static_cast<int32_t>(a[i]) + p.bm * static_cast<int32_t>(b[i]);
+    y[i] = clampf(static_cast<float>(acc >> p.shift), p.lo, p.hi);
+  }
+}
+ETK_ISA_DISPATCH(qadd, (const float* a, const float* b, float* y, int64_t n, const QAddParams& p, F f),
+                 (a, b, y, n, p, f))
+
+// y = (a * b) * scale rounded to nearest even, clamped, over rows [r0, r1) of C floats; operand x's row r is its
+// row r / xrep (xrep > 1: one row broadcast over an image's pixels). (F unused: ETK_ISA_DISPATCH wants one.)
+template <typename F>
+inline __attribute__((always_inline)) void qmul_rows_impl(const float* a, const float* b, float* y, int64_t r0,
+                                                          int64_t r1, int64_t C, int64_t arep, int64_t brep,
+                                                          float scale, float lo, float hi, F) {
+  for (int64_t r = r0; r < r1; ++r) {
+    const float* __restrict pa = a + r / arep * C;
+    const float* __restrict pb = b + r / brep * C;
+    float* __restrict py = y + r * C;
+    for (int64_t c = 0; c < C; ++c) py[c] = round_even(clampf(pa[c] * pb[c] * scale, lo, hi));
+  }
+}
+ETK_ISA_DISPATCH(qmul_rows,
+                 (const float* a, const float* b, float* y, int64_t r0, int64_t r1, int64_t C, int64_t arep,
+                  int64_t brep, float scale, float lo, float hi, F f),
+                 (a, b, y, r0, r1, C, arep, brep, scale, lo, hi, f))
+
+Error run_integer_add(Graph& g, Node& n, float* y, int64_t total) {
+  const size_t ia = static_cast<size_t>(n.in[0]), ib = static_cast<size_t>(n.in[1]);
+  const Shape &sa = g.shapes[ia], &sb = g.shapes[ib];
+  if (sa != sb) return node_fail(n, "quantized operands differ in shape:", sa, sb);
+  const float* a = g.ptrs[ia];
+  const float* b = g.ptrs[ib];
+  const auto am = static_cast<int32_t>(n.requant[0]), bm = static_cast<int32_t>(n.requant[1]);
+  const auto shift = static_cast<int32_t>(n.requant[2]);
+  const int32_t rounding = int32_t{1} << (shift - 1);
+  const QAddParams p{am, bm, rounding, shift, n.qlo, n.qhi};
+  parallel_rows(total, kElementwiseCost, [&](int64_t s0, int64_t s1) { qadd(a + s0, b + s0, y + s0, s1 - s0, p, 0); });
+  return Error::Ok;
+}
+
+Error run_integer_multiply(Graph& g, Node& n, float* y, int64_t total) {
+  const size_t ia = static_cast<size_t>(n.in[0]), ib = static_cast<size_t>(n.in[1]);
+  const Shape &sa = g.shapes[ia], &sb = g.shapes[ib];
+  const float* a = g.ptrs[ia];
+  const float* b = g.ptrs[ib];
+  const float lo = n.qlo, hi = n.qhi, scale = n.requant[0];
+  if (sa != sb && channel_broadcast(sa, sb)) {
+    // Rows of C channels; the broadcast operand's row is its image's (one row per image).
+    const int64_t C = sa[3], rows = total / std::max<int64_t>(1, C);
+    const int64_t arep = sa[1] * sa[2] == 1 ? std::max<int64_t>(1, rows / sa[0]) : 1;
+    const int64_t brep = sb[1] * sb[2] == 1 ? std::max<int64_t>(1, rows / sb[0]) : 1;
+    parallel_rows(rows, C * kElementwiseCost,
+                  [&](int64_t r0, int64_t r1) { qmul_rows(a, b, y, r0, r1, C, arep, brep, scale, lo, hi, 0); });
+    return Error::Ok;
+  }
+  if (sa != sb) return node_fail(n, "quantized operands differ in shape:", sa, sb);
+  parallel_rows(total, kElementwiseCost, [&](int64_t s0, int64_t s1) {
+    qmul_rows(a + s0, b + s0, y + s0, 0, 1, s1 - s0, 1, 1, scale, lo, hi, 0);
+  });
+  return Error::Ok;
+}
+
+// kind, reader, shape rule, fp32 kernel, prepare, traits, quantized kernels (node_table.h)
 constexpr NodeKindDef kKinds[] = {
-    {NodeKind::Add, read_node2x1, infer_broadcast, run_add, nullptr},
+    {NodeKind::Add, read_node2x1, infer_broadcast, run_add, nullptr, kNoTraits, {plan_integer_add, run_integer_add}},
     {NodeKind::Subtract, read_node2x1, infer_broadcast, run_subtract, nullptr},
-    {NodeKind::Multiply, read_node2x1, infer_broadcast, run_multiply, nullptr},
+    {NodeKind::Multiply,
+     read_node2x1,
+     infer_broadcast,
+     run_multiply,
+     nullptr,
+     kNoTraits,
+     {plan_integer_multiply, run_integer_multiply}},
     {NodeKind::Div, read_node2x1, infer_broadcast, run_div, nullptr},
     {NodeKind::Minimum, read_node2x1, infer_broadcast, run_minimum, nullptr},
     {NodeKind::Maximum, read_node2x1, infer_broadcast, run_maximum, nullptr},

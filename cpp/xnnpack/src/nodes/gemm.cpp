@@ -47,27 +47,34 @@ int64_t conv_segment_length(const Node& n) {
   return n.gic;
 }
 
-// Packs the weights (and bias) of a FullyConnected, Conv2d or ConvTranspose2d node: one PackedB per group.
-//   FullyConnected: B = W^T ([in, out]); Conv2d: B_g[(ky, kx, ic)][oc] from the OHWI filter;
-//   ConvTranspose2d: B_g[ic][(ky, kx, oc)] (its bias is added after the scatter, not here).
-void pack_node(const Node& n, const Shape& ws, const float* w, const float* bias, std::vector<etk::PackedB>* out) {
-  if (n.kind == NodeKind::FullyConnected) {
-    out->resize(1);
-    if (n.flags & kFlagTransposeWeights) {
-      etk::pack_b(ws[0], ws[1], w, ws[1], 1, bias, &(*out)[0]);
-    } else {
-      etk::pack_b(ws[1], ws[0], w, 1, ws[1], bias, &(*out)[0]);
-    }
-    return;
+// The packing of a node's weights (and bias) for the GEMM, one PackedB per group, from its filter (shape ws).
+using PackFn = void (*)(const Node& n, const Shape& ws, const float* w, const float* bias,
+                        std::vector<etk::PackedB>* out);
+
+// FullyConnected: B = W^T ([in, out]).
+void pack_fully_connected(const Node& n, const Shape& ws, const float* w, const float* bias,
+                          std::vector<etk::PackedB>* out) {
+  out->resize(1);
+  if (n.flags & kFlagTransposeWeights) {
+    etk::pack_b(ws[0], ws[1], w, ws[1], 1, bias, &(*out)[0]);
+  } else {
+    etk::pack_b(ws[1], ws[0], w, 1, ws[1], bias, &(*out)[0]);
   }
+}
+
+// Conv2d: B_g[(ky, kx, ic)][oc] from the OHWI filter.
+void pack_conv2d(const Node& n, const Shape&, const float* w, const float* bias, std::vector<etk::PackedB>* out) {
   const int64_t G = n.groups, gic = n.gic, goc = n.goc, T = int64_t{n.kh} * n.kw;
   out->resize(static_cast<size_t>(G));
-  if (n.kind == NodeKind::Conv2d) {
-    const int64_t K = T * gic, seg = conv_segment_length(n);
-    for (int64_t g = 0; g < G; ++g)
-      etk::pack_b(K, goc, w + g * goc * K, 1, K, bias ? bias + g * goc : nullptr, &(*out)[static_cast<size_t>(g)], seg);
-    return;
-  }
+  const int64_t K = T * gic, seg = conv_segment_length(n);
+  for (int64_t g = 0; g < G; ++g)
+    etk::pack_b(K, goc, w + g * goc * K, 1, K, bias ? bias + g * goc : nullptr, &(*out)[static_cast<size_t>(g)], seg);
+}
+
+// ConvTranspose2d: B_g[ic][(ky, kx, oc)] (its bias is added after the scatter, not here).
+void pack_conv_transpose2d(const Node& n, const Shape&, const float* w, const float*, std::vector<etk::PackedB>* out) {
+  const int64_t G = n.groups, gic = n.gic, goc = n.goc, T = int64_t{n.kh} * n.kw;
+  out->resize(static_cast<size_t>(G));
   std::vector<float> dense(static_cast<size_t>(gic * T * goc));
   for (int64_t g = 0; g < G; ++g) {
     for (int64_t o = 0; o < goc; ++o)
@@ -78,9 +85,10 @@ void pack_node(const Node& n, const Shape& ws, const float* w, const float* bias
 }
 
 // The node's packed weights: packed at init when filter and bias are constants, else now (into `tmp`).
+template <PackFn Pack>
 const std::vector<etk::PackedB>& weights_of(const Graph& g, const Node& n, std::vector<etk::PackedB>* tmp) {
   if (!n.packed.empty()) return n.packed;
-  pack_node(n, g.shapes[n.filter], g.ptrs[n.filter], n.bias >= 0 ? g.ptrs[n.bias] : nullptr, tmp);
+  Pack(n, g.shapes[n.filter], g.ptrs[n.filter], n.bias >= 0 ? g.ptrs[n.bias] : nullptr, tmp);
   return *tmp;
 }
 
@@ -306,11 +314,15 @@ void depthwise(Node& n, const Shape& si, const float* x, const float* w, const f
     }
     return;
   }
+  // The kernels below store fp32 sums: requantized, then the post-op, over the whole output.
+  auto finish = [&] {
+    if (n.qmode == QMode::kRequant) requantize_output(n, y, N * OH * OW * OC);
+    post_pass(n, y, N * OH * OW * OC);
+  };
   if (mult == 1) {
     const etk::DwParams p{N, H, W, C, OH, OW, KH, KW, n.sh, n.sw, n.dh, n.dw, n.pad_t, n.pad_l};
     etk::dwconv_nhwc(p, x, w, bias, y, n.out_min, n.out_max);
-    if (n.qmode == QMode::kRequant) requantize_output(n, y, N * OH * OW * OC);
-    post_pass(n, y, N * OH * OW * OC);
+    finish();
     return;
   }
   parallel_rows(N * OH, OW * KH * KW * OC, [&](int64_t b, int64_t e) {
@@ -334,8 +346,7 @@ void depthwise(Node& n, const Shape& si, const float* x, const float* w, const f
       }
     }
   });
-  if (n.qmode == QMode::kRequant) requantize_output(n, y, N * OH * OW * OC);
-  post_pass(n, y, N * OH * OW * OC);
+  finish();
 }
 
 // Transposed convolution: per group a GEMM of the input pixels with B_g[ic][(ky, kx, oc)], then the products are
@@ -414,6 +425,150 @@ void bmm(const Node& n, const Shape& sa, const float* a, const Shape& sb, const 
   }
 }
 
+// ---- quantized: the int8 GEMM (cpp/cpu qgemm.h) and 4-bit weights (qb4gemm.h)
+
+const float* bias_data(const Graph& g, const Node& n) {
+  return n.bias >= 0 ? g.values[static_cast<size_t>(n.bias)].data : nullptr;
+}
+
+// Integer weights the int8 GEMM takes: zero point 0, 8 or 4 bits.
+bool int8_gemm_weights(const Value& w) { return w.q.zero_point == 0 && w.q.dtype != schema::DataType::qcint32; }
+
+// u8 = q - qmin: the offset of the int8 GEMM's input bytes.
+float int8_gemm_input_offset(const Graph& g, const Node& n) {
+  const Quant& q = g.values[static_cast<size_t>(n.in[0])].q;
+  return static_cast<float>(q.zero_point - q.qmin);
+}
+
+// Fully connected layers and ungrouped convolutions (OHWI filters: the rows' (ky, kx, ic) order) with int8 weights
+// (zero point 0) run on the int8 GEMM, their requantization fused into it (kRequant, QuantKernels::pack_int8); a
+// convolution's padding taps point at zeros, which the GEMM reads as the input's zero point.
+void pack_fully_connected_int8(const Graph& g, Node& n) {
+  const Value& w = g.values[static_cast<size_t>(n.filter)];
+  if (w.dims.size() != 2 || !int8_gemm_weights(w)) return;
+  const bool transposed = (n.flags & kFlagTransposeWeights) != 0;
+  const int64_t N = transposed ? w.dims[1] : w.dims[0];
+  const int64_t K = numel_of(w.dims) / std::max<int64_t>(N, 1);
+  if (N != static_cast<int64_t>(n.requant.size())) return;
+  etk::pack_qb(K, N, w.data, transposed ? N : 1, transposed ? 1 : K, bias_data(g, n), n.requant.data(),
+               int8_gemm_input_offset(g, n), &n.qb);
+}
+
+void pack_conv2d_int8(const Graph& g, Node& n) {
+  const Value& w = g.values[static_cast<size_t>(n.filter)];
+  if (n.groups != 1 || w.dims.size() != 4 || !int8_gemm_weights(w)) return;
+  const int64_t N = w.dims[0];
+  const int64_t K = numel_of(w.dims) / std::max<int64_t>(N, 1);
+  if (N != static_cast<int64_t>(n.requant.size())) return;
+  const float* bias = bias_data(g, n);
+  const float a_offset = int8_gemm_input_offset(g, n);
+  if (conv_uses_padded_rows(n) && (n.kw * n.gic) % 4 != 0 && w.dims[3] == n.gic) {
+    // Filter rows of whole 4-byte groups: the OHWI filter with zero weights for channels gic .. cp - 1 (conv2d pads
+    // the input to cp channels to match).
+    const int64_t cp = (n.gic + 3) / 4 * 4, taps = int64_t{n.kh} * n.kw;
+    std::vector<float> wp(static_cast<size_t>(N * taps * cp), 0.f);
+    for (int64_t o = 0; o < N * taps; ++o) std::copy_n(w.data + o * n.gic, n.gic, wp.begin() + o * cp);
+    n.padded_c = static_cast<uint32_t>(cp);
+    etk::pack_qb(taps * cp, N, wp.data(), 1, taps * cp, bias, n.requant.data(), a_offset, &n.qb);
+    return;
+  }
+  etk::pack_qb(K, N, w.data, 1, K, bias, n.requant.data(), a_offset, &n.qb);
+}
+
+// qd8 x qc8w (or qc4w) fully connected, fp32 out: the int8 GEMM with the rows' own offsets and scales
+// (kDynamicGemm, QuantKernels::plan_dynamic).
+bool plan_dynamic_fully_connected(Graph& g, Node& n) {
+  if (n.filter < 0 || !etk::qgemm_available()) return false;
+  const Value& x = g.values[static_cast<size_t>(n.in[0])];
+  const Value& w = g.values[static_cast<size_t>(n.filter)];
+  const Value& y = g.values[static_cast<size_t>(n.out)];
+  const Value* b = n.bias >= 0 ? &g.values[static_cast<size_t>(n.bias)] : nullptr;
+  if (x.q.kind != QKind::kDynamic || y.q.kind != QKind::kNone || w.data == nullptr || w.q.kind != QKind::kChannel ||
+      w.q.dtype == schema::DataType::qcint32 || w.dims.size() != 2 ||
+      (b != nullptr && (b->q.kind != QKind::kNone || b->data == nullptr)))
+    return false;
+  const bool transposed = (n.flags & kFlagTransposeWeights) != 0;
+  const int64_t N = transposed ? w.dims[1] : w.dims[0], K = transposed ? w.dims[0] : w.dims[1];
+  if ((transposed ? 1u : 0u) != w.q.channel_dim || static_cast<int64_t>(w.q.scales.size()) != N) return false;
+  etk::pack_qb(K, N, w.data, transposed ? N : 1, transposed ? 1 : K, nullptr, nullptr, 0.f, &n.qb);
+  n.requant.assign(w.q.scales.begin(), w.q.scales.end());  // per output channel
+  n.qmode = QMode::kDynamicGemm;
+  return true;
+}
+
+// Blockwise 4-bit weights (dequantized to fp32 at load) kept 4-bit (QuantKernels::pack_4bit).
+void pack_fully_connected_4bit(Graph& g, Node& n, const std::vector<int>& readers) {
+  if (n.filter < 0 || n.qb.N > 0 || (n.flags & kFlagTransposeWeights)) return;
+  Value& w = g.values[static_cast<size_t>(n.filter)];
+  const Value* b = n.bias >= 0 ? &g.values[static_cast<size_t>(n.bias)] : nullptr;
+  if (w.block_group <= 0 || w.data == nullptr || w.dims.size() != 2 || (b != nullptr && b->data == nullptr)) return;
+  // Dynamically quantized inputs (8da4w) on the int8 kernel where the CPU has one; fp32 inputs, or no VNNI: the
+  // float kernel on the dequantized rows.
+  const bool dynamic = g.values[static_cast<size_t>(n.in[0])].q.kind == QKind::kDynamic;
+  if (!etk::pack_qb4(w.dims[1], w.dims[0], w.data, w.block_scales.data(), w.block_group,
+                     b != nullptr ? b->data : nullptr, &n.qb4, dynamic && etk::qb4_dynamic_available()))
+    return;
+  if (readers[static_cast<size_t>(n.filter)] != 1) return;
+  // Only this node reads the fp32 copy: release it (the 4-bit weights are an eighth of its size).
+  for (etk::aligned_vector<float>& o : g.owned) {
+    if (o.data() != w.data) continue;
+    etk::aligned_vector<float>().swap(o);
+    w.data = nullptr;
+    g.ptrs[static_cast<size_t>(n.filter)] = nullptr;
+    break;
+  }
+}
+
+// The rows' scales and offsets of a dynamically quantized input (per call), checked against its M rows.
+Error dynamic_rows(const Graph& g, const Node& n, int64_t M, const Shape& si, const float** rs, const float** ro) {
+  const std::vector<float>& s = g.row_scale[static_cast<size_t>(n.in[0])];
+  const std::vector<float>& o = g.row_offset[static_cast<size_t>(n.in[0])];
+  if (static_cast<int64_t>(s.size()) != M || static_cast<int64_t>(o.size()) != M)
+    return node_fail(n, "dynamically quantized input rows differ from the weights' input channels:", si);
+  *rs = s.data();
+  *ro = o.data();
+  return Error::Ok;
+}
+
+// A fully connected node with 4-bit weights (n.qb4.N > 0), on its (dequantized) fp32 input.
+Error run_qb4(Graph& g, const Node& n, float* y) {
+  const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
+  const int64_t K = n.qb4.K, M = numel_of(si) / std::max<int64_t>(K, 1);
+  if (si.empty() || si.back() != K) return node_fail(n, "input channels differ from the weights':", si);
+  if (n.qb4.panels) {
+    // The integers as the Convert left them (quant_inputs leaves this input as it is).
+    const float *rs = nullptr, *ro = nullptr;
+    ET_CHECK_OK_OR_RETURN_ERROR(dynamic_rows(g, n, M, si, &rs, &ro));
+    etk::qb4_gemm_dynamic(M, g.ptrs[static_cast<size_t>(n.in[0])], K, ro, rs, n.qb4, y, n.qb4.N, n.out_min, n.out_max);
+    return Error::Ok;
+  }
+  etk::qb4_gemm(M, g.ptrs[static_cast<size_t>(n.in[0])], K, n.qb4, y, n.qb4.N, n.out_min, n.out_max);
+  return Error::Ok;
+}
+
+// A fully connected node packed for the int8 GEMM (n.qb.N > 0): a kRequant node's requantized output, or a
+// kDynamicGemm node's fp32 one.
+Error run_qgemm(Graph& g, const Node& n, float* y) {
+  const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
+  const int64_t K = n.qb.K, M = numel_of(si) / std::max<int64_t>(K, 1);
+  if (si.empty() || si.back() != K) return node_fail(n, "input channels differ from the weights':", si);
+  const float* x = g.ptrs[static_cast<size_t>(n.in[0])];
+  if (n.qd8_input) {
+    const float* bias = n.bias >= 0 ? g.ptrs[static_cast<size_t>(n.bias)] : nullptr;
+    etk::qgemm_dynamic_f32(M, x, K, n.qb, n.requant.data(), bias, n.out_min, n.out_max, y, n.qb.N);
+    return Error::Ok;
+  }
+  if (n.qmode == QMode::kDynamicGemm) {
+    const float *rs = nullptr, *ro = nullptr;
+    ET_CHECK_OK_OR_RETURN_ERROR(dynamic_rows(g, n, M, si, &rs, &ro));
+    const float* bias = n.bias >= 0 ? g.ptrs[static_cast<size_t>(n.bias)] : nullptr;
+    etk::qgemm_dynamic(M, x, K, ro, rs, n.qb, n.requant.data(), bias, n.out_min, n.out_max, y, n.qb.N);
+    return Error::Ok;
+  }
+  etk::qgemm(M, x, K, n.qb, n.qlo, n.qhi, y, n.qb.N);
+  return Error::Ok;
+}
+
 // ---- readers, shape rules, node kernels
 
 Error read_fully_connected(const NodeReader& r, const schema::Node& xn, Node& n) {
@@ -443,12 +598,14 @@ Error infer_fully_connected(const Graph& g, const Node& n, Shape* out) {
 }
 
 Error run_fully_connected(Graph& g, Node& n, const Shape& so, float* y) {
+  if (n.qb.N > 0) return run_qgemm(g, n, y);  // packed for the int8 GEMM (quantized)
+  if (n.qb4.N > 0) return run_qb4(g, n, y);   // weights kept 4-bit
   ET_CHECK_OK_OR_RETURN_ERROR(bind_post_input(g, n, so));
   const int64_t total = numel_of(so);
   const int64_t N = so.empty() ? 0 : so.back(), M = N > 0 ? total / N : 0;
   std::vector<etk::PackedB> tmp;
-  etk::gemm_packed(M, g.ptrs[n.in[0]], g.shapes[n.in[0]].back(), weights_of(g, n, &tmp)[0], y, N, n.out_min, n.out_max,
-                   true, &n.post);
+  etk::gemm_packed(M, g.ptrs[n.in[0]], g.shapes[n.in[0]].back(), weights_of<pack_fully_connected>(g, n, &tmp)[0], y, N,
+                   n.out_min, n.out_max, true, &n.post);
   return Error::Ok;
 }
 
@@ -488,45 +645,58 @@ Shape conv_input_shape(const Graph& g, const Node& n) {
   return {a[0], a[2], a[3], a[1]};
 }
 
-Error infer_conv(const Graph& g, const Node& n, Shape* out) {
-  const Shape a = conv_input_shape(g, n);
+// What the ConvNode kinds' shape rules share: the input (NHWC, *a) and the filter against the parameters, the output
+// channels (*oc) and the bias. A depthwise filter is [1, KH, KW, OC], the others OHWI.
+Error conv_channels(const Graph& g, const Node& n, bool depthwise, Shape* a, int64_t* oc) {
+  *a = conv_input_shape(g, n);
   const Shape& w = g.shapes[n.in[1]];
-  if (a.size() != 4 || w.size() != 4) return node_fail(n, "needs a 4-D NHWC input and a 4-D filter, got", a, w);
+  if (a->size() != 4 || w.size() != 4) return node_fail(n, "needs a 4-D NHWC input and a 4-D filter, got", *a, w);
   if (n.kh == 0 || n.kw == 0 || n.sh == 0 || n.sw == 0 || n.dh == 0 || n.dw == 0 || n.groups == 0 || n.gic == 0 ||
       n.goc == 0)
     return node_fail(n, "zero kernel size, stride, dilation, groups or channels");
   if (n.flags & kFlagSamePadding) return node_fail(n, "TensorFlow SAME padding is not supported");
-  int64_t ic, oc;
-  if (n.kind == NodeKind::DepthwiseConv2d) {
+  int64_t ic;
+  if (depthwise) {
     if (n.goc % n.gic != 0) return node_fail(n, "output channels are not a multiple of input channels");
     ic = n.groups;
-    oc = int64_t{n.groups} * (n.goc / n.gic);
-    if (w[0] != 1 || w[1] != n.kh || w[2] != n.kw || w[3] != oc) {
+    *oc = int64_t{n.groups} * (n.goc / n.gic);
+    if (w[0] != 1 || w[1] != n.kh || w[2] != n.kw || w[3] != *oc) {
       return node_fail(n, "depthwise filter shape does not match the parameters:", w);
     }
   } else {
     ic = int64_t{n.groups} * n.gic;
-    oc = int64_t{n.groups} * n.goc;
-    if (w[0] != oc || w[1] != n.kh || w[2] != n.kw || w[3] != n.gic) {
+    *oc = int64_t{n.groups} * n.goc;
+    if (w[0] != *oc || w[1] != n.kh || w[2] != n.kw || w[3] != n.gic) {
       return node_fail(n, "filter shape does not match the parameters:", w);
     }
   }
-  if (a[3] != ic) return node_fail(n, "input channels differ from the parameters:", a, w);
-  if (n.bias >= 0 && numel_of(g.shapes[n.bias]) != oc) {
+  if ((*a)[3] != ic) return node_fail(n, "input channels differ from the parameters:", *a, w);
+  if (n.bias >= 0 && numel_of(g.shapes[n.bias]) != *oc) {
     return node_fail(n, "bias size differs from the output channels:", g.shapes[n.bias]);
   }
-  int64_t oh = 0, ow = 0;
-  if (n.kind == NodeKind::ConvTranspose2d) {
-    if (n.adj_h >= n.sh || n.adj_w >= n.sw) return node_fail(n, "adjustment not below the stride");
-    oh = int64_t{n.sh} * (a[1] - 1) + n.adj_h + (int64_t{n.kh} - 1) * n.dh + 1 - n.pad_t - n.pad_b;
-    ow = int64_t{n.sw} * (a[2] - 1) + n.adj_w + (int64_t{n.kw} - 1) * n.dw + 1 - n.pad_l - n.pad_r;
-    if (a[1] < 1 || a[2] < 1 || oh < 1 || ow < 1) return node_fail(n, "padding larger than the output");
-  } else {
-    Error e = conv_out(n, a[1], n.pad_t, n.pad_b, n.kh, n.sh, n.dh, &oh);
-    if (e != Error::Ok) return e;
-    e = conv_out(n, a[2], n.pad_l, n.pad_r, n.kw, n.sw, n.dw, &ow);
-    if (e != Error::Ok) return e;
-  }
+  return Error::Ok;
+}
+
+// Conv2d and DepthwiseConv2d: the window slides over the padded input.
+template <bool Depthwise>
+Error infer_conv(const Graph& g, const Node& n, Shape* out) {
+  Shape a;
+  int64_t oc = 0, oh = 0, ow = 0;
+  ET_CHECK_OK_OR_RETURN_ERROR(conv_channels(g, n, Depthwise, &a, &oc));
+  ET_CHECK_OK_OR_RETURN_ERROR(conv_out(n, a[1], n.pad_t, n.pad_b, n.kh, n.sh, n.dh, &oh));
+  ET_CHECK_OK_OR_RETURN_ERROR(conv_out(n, a[2], n.pad_l, n.pad_r, n.kw, n.sw, n.dw, &ow));
+  *out = {a[0], oh, ow, oc};
+  return Error::Ok;
+}
+
+Error infer_conv_transpose(const Graph& g, const Node& n, Shape* out) {
+  Shape a;
+  int64_t oc = 0;
+  ET_CHECK_OK_OR_RETURN_ERROR(conv_channels(g, n, false, &a, &oc));
+  if (n.adj_h >= n.sh || n.adj_w >= n.sw) return node_fail(n, "adjustment not below the stride");
+  const int64_t oh = int64_t{n.sh} * (a[1] - 1) + n.adj_h + (int64_t{n.kh} - 1) * n.dh + 1 - n.pad_t - n.pad_b;
+  const int64_t ow = int64_t{n.sw} * (a[2] - 1) + n.adj_w + (int64_t{n.kw} - 1) * n.dw + 1 - n.pad_l - n.pad_r;
+  if (a[1] < 1 || a[2] < 1 || oh < 1 || ow < 1) return node_fail(n, "padding larger than the output");
   *out = {a[0], oh, ow, oc};
   return Error::Ok;
 }
@@ -535,14 +705,14 @@ Error run_conv2d(Graph& g, Node& n, const Shape& so, float* y) {
   ET_CHECK_OK_OR_RETURN_ERROR(bind_post_input(g, n, so));
   std::vector<etk::PackedB> tmp;
   if (n.qb.N > 0) tmp.resize(1);  // on the int8 GEMM: no fp32 weights
-  conv2d(n, conv_input_shape(g, n), g.ptrs[n.in[0]], n.qb.N > 0 ? tmp : weights_of(g, n, &tmp), so, y);
+  conv2d(n, conv_input_shape(g, n), g.ptrs[n.in[0]], n.qb.N > 0 ? tmp : weights_of<pack_conv2d>(g, n, &tmp), so, y);
   return Error::Ok;
 }
 
 Error run_conv_transpose2d(Graph& g, Node& n, const Shape& so, float* y) {
   std::vector<etk::PackedB> tmp;
-  deconv2d(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], weights_of(g, n, &tmp), n.bias >= 0 ? g.ptrs[n.bias] : nullptr, so,
-           y);
+  deconv2d(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], weights_of<pack_conv_transpose2d>(g, n, &tmp),
+           n.bias >= 0 ? g.ptrs[n.bias] : nullptr, so, y);
   return Error::Ok;
 }
 
@@ -571,10 +741,10 @@ void align_depthwise_weights(const Graph& g, Node& n) {
 }
 
 // Constant filter and bias: packed once here instead of per call (weights_of).
+template <PackFn Pack>
 void pack_constant_weights(const Graph& g, Node& n) {
   if (g.values[n.filter].data == nullptr || (n.bias >= 0 && g.values[n.bias].data == nullptr)) return;
-  pack_node(n, g.values[n.filter].dims, g.values[n.filter].data, n.bias >= 0 ? g.values[n.bias].data : nullptr,
-            &n.packed);
+  Pack(n, g.values[n.filter].dims, g.values[n.filter].data, n.bias >= 0 ? g.values[n.bias].data : nullptr, &n.packed);
 }
 
 Error infer_bmm(const Graph& g, const Node& n, Shape* out) {
@@ -603,13 +773,27 @@ Error run_bmm(Graph& g, Node& n, const Shape& so, float* y) {
   return Error::Ok;
 }
 
+// kind, reader, shape rule, fp32 kernel, prepare (weight packing), traits, quantized kernels (node_table.h)
 constexpr NodeKindDef kKinds[] = {
-    {NodeKind::FullyConnected, read_fully_connected, infer_fully_connected, run_fully_connected, pack_constant_weights},
-    {NodeKind::Conv2d, read_conv<&schema::Node::node_as_Conv2d>, infer_conv, run_conv2d, pack_constant_weights},
-    {NodeKind::DepthwiseConv2d, read_conv<&schema::Node::node_as_DepthwiseConv2d>, infer_conv, run_depthwise_conv2d,
-     align_depthwise_weights},
-    {NodeKind::ConvTranspose2d, read_conv<&schema::Node::node_as_ConvTranspose2d>, infer_conv, run_conv_transpose2d,
-     pack_constant_weights},
+    {NodeKind::FullyConnected,
+     read_fully_connected,
+     infer_fully_connected,
+     run_fully_connected,
+     pack_constant_weights<pack_fully_connected>,
+     kRequantizes,
+     {/*plan_integer=*/nullptr, /*run_integer=*/nullptr, plan_dynamic_fully_connected, pack_fully_connected_int8,
+      pack_fully_connected_4bit}},
+    {NodeKind::Conv2d,
+     read_conv<&schema::Node::node_as_Conv2d>,
+     infer_conv</*Depthwise=*/false>,
+     run_conv2d,
+     pack_constant_weights<pack_conv2d>,
+     kRequantizes,
+     {/*plan_integer=*/nullptr, /*run_integer=*/nullptr, /*plan_dynamic=*/nullptr, pack_conv2d_int8}},
+    {NodeKind::DepthwiseConv2d, read_conv<&schema::Node::node_as_DepthwiseConv2d>, infer_conv</*Depthwise=*/true>,
+     run_depthwise_conv2d, align_depthwise_weights, kRequantizes | kRequantizesInKernel},
+    {NodeKind::ConvTranspose2d, read_conv<&schema::Node::node_as_ConvTranspose2d>, infer_conv_transpose,
+     run_conv_transpose2d, pack_constant_weights<pack_conv_transpose2d>, kRequantizes},
     {NodeKind::BatchMatrixMultiply, read_node2x1, infer_bmm, run_bmm, nullptr},
 };
 

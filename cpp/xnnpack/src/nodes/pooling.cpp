@@ -1,4 +1,4 @@
-// Spatial nodes over NHWC: max and average pooling, global average pooling, bilinear resize.
+// Spatial nodes over NHWC: max and average pooling, global average pooling (and its integer kernel), bilinear resize.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -99,8 +99,7 @@ ETK_ISA_DISPATCH(pool_rows,
                   int64_t r1, F f),
                  (n, si, x, so, y, avg, r0, r1, f))
 
-void pool(const Node& n, const Shape& si, const float* x, const Shape& so, float* y) {
-  const bool avg = n.kind != NodeKind::MaxPooling2d;
+void pool(const Node& n, const Shape& si, const float* x, const Shape& so, float* y, bool avg) {
   // Counted twice per tap: a pooling layer reads a window per output, and split it reads the input rows the layer
   // before wrote on the same core (serial, half of them come from the other core's cache).
   parallel_rows(si[0] * so[1], 2 * so[2] * n.kh * n.kw * si[3], [&](int64_t b, int64_t e) {
@@ -172,24 +171,25 @@ Error read_pool(const NodeReader& r, const schema::Node& xn, Node& n) {
   return r.io(n, {p->input_id()}, p->output_id());
 }
 
+// Max pooling dilates its window (dilation 0 read as 1); average pooling ignores the dilation.
+template <bool Max>
 Error infer_pool(const Graph& g, const Node& n, Shape* out) {
   const Shape& a = g.shapes[n.in[0]];
   if (a.size() != 4) return node_fail(n, "needs a 4-D NHWC input, got", a);
   if (n.kh == 0 || n.kw == 0 || n.sh == 0 || n.sw == 0) return node_fail(n, "zero pooling size or stride");
   if (n.flags & kFlagSamePadding) return node_fail(n, "TensorFlow SAME padding is not supported");
-  const uint32_t dh = n.kind == NodeKind::MaxPooling2d ? std::max(n.dh, 1u) : 1u;
-  const uint32_t dw = n.kind == NodeKind::MaxPooling2d ? std::max(n.dw, 1u) : 1u;
+  const uint32_t dh = Max ? std::max(n.dh, 1u) : 1u;
+  const uint32_t dw = Max ? std::max(n.dw, 1u) : 1u;
   int64_t oh = 0, ow = 0;
-  Error e = conv_out(n, a[1], n.pad_t, n.pad_b, n.kh, n.sh, dh, &oh);
-  if (e != Error::Ok) return e;
-  e = conv_out(n, a[2], n.pad_l, n.pad_r, n.kw, n.sw, dw, &ow);
-  if (e != Error::Ok) return e;
+  ET_CHECK_OK_OR_RETURN_ERROR(conv_out(n, a[1], n.pad_t, n.pad_b, n.kh, n.sh, dh, &oh));
+  ET_CHECK_OK_OR_RETURN_ERROR(conv_out(n, a[2], n.pad_l, n.pad_r, n.kw, n.sw, dw, &ow));
   *out = {a[0], oh, ow, a[3]};
   return Error::Ok;
 }
 
+template <bool Max>
 Error run_pool(Graph& g, Node& n, const Shape& so, float* y) {
-  pool(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], so, y);
+  pool(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], so, y, /*avg=*/!Max);
   return Error::Ok;
 }
 
@@ -218,6 +218,44 @@ Error run_global_avg_pool(Graph& g, Node& n, const Shape&, float* y) {
   return Error::Ok;
 }
 
+// XNNPACK's integer global average pooling of a per-tensor quantized activation (a mean reduction, QMode::kInteger):
+// the int32 sum of q times (x_scale / y_scale) * (1 / count), plus y_zero_point - count * x_zero_point * that scale,
+// rounded to nearest even (qs8 rsum + qs32 -> qs8).
+bool plan_integer_global_avg_pool(Graph& g, Node& n) {
+  if (n.nin != 1) return false;
+  const Value& x = g.values[static_cast<size_t>(n.in[0])];
+  const Value& y = g.values[static_cast<size_t>(n.out)];
+  if (x.data != nullptr || x.q.kind != QKind::kStatic || y.q.kind != QKind::kStatic || x.q.dtype != y.q.dtype ||
+      y.q.dtype == schema::DataType::qint32)
+    return false;
+  n.requant = {x.q.scale / y.q.scale};
+  n.qlo = static_cast<float>(y.q.qmin) - static_cast<float>(y.q.zero_point);
+  n.qhi = static_cast<float>(y.q.qmax) - static_cast<float>(y.q.zero_point);
+  n.qmode = QMode::kInteger;
+  return true;
+}
+
+Error run_integer_global_avg_pool(Graph& g, Node& n, float* y, int64_t) {
+  const Shape& si = g.shapes[static_cast<size_t>(n.in[0])];
+  if (si.size() != 4) return node_fail(n, "expects a 4-D NHWC input, got", si);
+  const int64_t N = si[0], HW = si[1] * si[2], C = si[3];
+  const Quant& xq = g.values[static_cast<size_t>(n.in[0])].q;
+  const Quant& yq = g.values[static_cast<size_t>(n.out)].q;
+  const float inv = n.requant[0] * (1.f / static_cast<float>(HW));
+  const float yzp =
+      static_cast<float>(yq.zero_point) - static_cast<float>(static_cast<int32_t>(HW) * xq.zero_point) * inv;
+  const float zy = static_cast<float>(yq.zero_point), zx = static_cast<float>(xq.zero_point);
+  const float* x = g.ptrs[static_cast<size_t>(n.in[0])];
+  // Sums of integers below 2^24: exact in any order (as the int32 sums), and the zero point's share added after.
+  const float zsum = static_cast<float>(HW) * zx;
+  for (int64_t b = 0; b < N; ++b) {
+    float* o = y + b * C;
+    pixel_sums(x + b * HW * C, HW, C, o, &n.scratch);
+    for (int64_t c = 0; c < C; ++c) o[c] = clampf(round_even((o[c] + zsum) * inv + yzp) - zy, n.qlo, n.qhi);
+  }
+  return Error::Ok;
+}
+
 Error read_resize_bilinear(const NodeReader& r, const schema::Node& xn, Node& n) {
   const auto* p = xn.node_as_StaticResizeBilinear2D();
   ET_CHECK_OK_OR_RETURN_ERROR(r.need(n, p));
@@ -241,10 +279,19 @@ Error run_resize_bilinear(Graph& g, Node& n, const Shape& so, float* y) {
   return apply_output_range(n, y, numel_of(so));
 }
 
+// kind, reader, shape rule, fp32 kernel, prepare, traits, quantized kernels (node_table.h)
 constexpr NodeKindDef kKinds[] = {
-    {NodeKind::AvgPooling2d, read_pool<&schema::Node::node_as_AvgPooling2d>, infer_pool, run_pool, nullptr},
-    {NodeKind::MaxPooling2d, read_pool<&schema::Node::node_as_MaxPooling2d>, infer_pool, run_pool, nullptr},
-    {NodeKind::GlobalAvgPooling2d, read_node1x1, infer_global_avg_pool, run_global_avg_pool, nullptr},
+    {NodeKind::AvgPooling2d, read_pool<&schema::Node::node_as_AvgPooling2d>, infer_pool</*Max=*/false>,
+     run_pool</*Max=*/false>, nullptr},
+    {NodeKind::MaxPooling2d, read_pool<&schema::Node::node_as_MaxPooling2d>, infer_pool</*Max=*/true>,
+     run_pool</*Max=*/true>, nullptr, kMovesValues},
+    {NodeKind::GlobalAvgPooling2d,
+     read_node1x1,
+     infer_global_avg_pool,
+     run_global_avg_pool,
+     nullptr,
+     kNoTraits,
+     {plan_integer_global_avg_pool, run_integer_global_avg_pool}},
     {NodeKind::StaticResizeBilinear2D, read_resize_bilinear, infer_resize_bilinear, run_resize_bilinear, nullptr},
 };
 

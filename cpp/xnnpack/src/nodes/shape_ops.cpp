@@ -295,21 +295,22 @@ Error run_concatenate(Graph& g, Node& n, const Shape& so, float* y) {
   return apply_output_range(n, y, numel_of(so));
 }
 
+// kind, reader, shape rule, fp32 kernel, prepare, traits (node_table.h)
 constexpr NodeKindDef kKinds[] = {
-    {NodeKind::Copy, read_node1x1, same_shape, run_copy, nullptr},
-    {NodeKind::Convert, read_node1x1, same_shape, run_copy, nullptr},
-    {NodeKind::StaticReshape, read_reshape, infer_reshape, run_copy, nullptr},
-    {NodeKind::StaticTranspose, read_transpose, infer_transpose, run_transpose, nullptr},
-    {NodeKind::StaticSlice, read_slice, infer_slice, run_slice, nullptr},
+    {NodeKind::Copy, read_node1x1, same_shape, run_copy, nullptr, kMovesValues},
+    {NodeKind::Convert, read_node1x1, same_shape, run_copy, nullptr, kOnePass | kConvertRounding},
+    {NodeKind::StaticReshape, read_reshape, infer_reshape, run_copy, nullptr, kMovesValues},
+    {NodeKind::StaticTranspose, read_transpose, infer_transpose, run_transpose, nullptr, kMovesValues},
+    {NodeKind::StaticSlice, read_slice, infer_slice, run_slice, nullptr, kMovesValues},
     {NodeKind::StaticConstantPad, read_constant_pad, infer_constant_pad, run_constant_pad, nullptr},
     {NodeKind::Concatenate2, read_concatenate<&schema::Node::node_as_Concatenate2, 2>, infer_concatenate,
-     run_concatenate, nullptr},
+     run_concatenate, nullptr, kMovesValues},
     {NodeKind::Concatenate3, read_concatenate<&schema::Node::node_as_Concatenate3, 3>, infer_concatenate,
-     run_concatenate, nullptr},
+     run_concatenate, nullptr, kMovesValues},
     {NodeKind::Concatenate4, read_concatenate<&schema::Node::node_as_Concatenate4, 4>, infer_concatenate,
-     run_concatenate, nullptr},
+     run_concatenate, nullptr, kMovesValues},
     {NodeKind::Concatenate5, read_concatenate<&schema::Node::node_as_Concatenate5, 5>, infer_concatenate,
-     run_concatenate, nullptr},
+     run_concatenate, nullptr, kMovesValues},
 };
 
 }  // namespace

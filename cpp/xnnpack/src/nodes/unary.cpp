@@ -102,25 +102,19 @@ Error run_gelu(Graph& g, Node& n, const Shape& so, float* y) {
       kTranscendentalCost);
 }
 
-Error read_elu(const NodeReader& r, const schema::Node& xn, Node& n) {
-  const auto* p = xn.node_as_ELU();
+// ELU (alpha) and LeakyReLU (negative_slope): a one-input table with one float parameter, read into n.alpha.
+template <typename T, const T* (schema::Node::*As)() const, float (T::*Param)() const>
+Error read_alpha(const NodeReader& r, const schema::Node& xn, Node& n) {
+  const T* p = (xn.*As)();
   ET_CHECK_OK_OR_RETURN_ERROR(r.need(n, p));
   n.flags = p->flags();
-  n.alpha = p->alpha();
+  n.alpha = (p->*Param)();
   return r.io(n, {p->input_id()}, p->output_id());
 }
 
 Error run_elu(Graph& g, Node& n, const Shape& so, float* y) {
   const float al = n.alpha;
   return unary_node(g, n, so, y, [al](float v) { return v > 0.f ? v : al * std::expm1(v); });
-}
-
-Error read_leaky_relu(const NodeReader& r, const schema::Node& xn, Node& n) {
-  const auto* p = xn.node_as_LeakyReLU();
-  ET_CHECK_OK_OR_RETURN_ERROR(r.need(n, p));
-  n.flags = p->flags();
-  n.alpha = p->negative_slope();
-  return r.io(n, {p->input_id()}, p->output_id());
 }
 
 Error run_leaky_relu(Graph& g, Node& n, const Shape& so, float* y) {
@@ -153,25 +147,30 @@ Error run_softmax(Graph& g, Node& n, const Shape& so, float* y) {
   return apply_output_range(n, y, total);
 }
 
+// kind, reader, shape rule, fp32 kernel, prepare, traits (node_table.h)
 constexpr NodeKindDef kKinds[] = {
-    {NodeKind::Clamp, read_node1x1, same_shape, run_clamp, nullptr},
-    {NodeKind::Sigmoid, read_node1x1, same_shape, run_sigmoid, nullptr},
-    {NodeKind::Tanh, read_node1x1, same_shape, run_tanh, nullptr},
-    {NodeKind::Exp, read_node1x1, same_shape, run_exp, nullptr},
-    {NodeKind::Log, read_node1x1, same_shape, run_log, nullptr},
-    {NodeKind::Abs, read_node1x1, same_shape, run_abs, nullptr},
-    {NodeKind::Negate, read_node1x1, same_shape, run_negate, nullptr},
-    {NodeKind::Floor, read_node1x1, same_shape, run_floor, nullptr},
-    {NodeKind::Ceiling, read_node1x1, same_shape, run_ceiling, nullptr},
-    {NodeKind::Square, read_node1x1, same_shape, run_square, nullptr},
-    {NodeKind::SquareRoot, read_node1x1, same_shape, run_sqrt, nullptr},
-    {NodeKind::ReciprocalSquareRoot, read_node1x1, same_shape, run_rsqrt, nullptr},
-    {NodeKind::Sin, read_node1x1, same_shape, run_sin, nullptr},
-    {NodeKind::Cos, read_node1x1, same_shape, run_cos, nullptr},
-    {NodeKind::Hardswish, read_node1x1, same_shape, run_hardswish, nullptr},
-    {NodeKind::Gelu, read_node1x1, same_shape, run_gelu, nullptr},
-    {NodeKind::ELU, read_elu, same_shape, run_elu, nullptr},
-    {NodeKind::LeakyReLU, read_leaky_relu, same_shape, run_leaky_relu, nullptr},
+    {NodeKind::Clamp, read_node1x1, same_shape, run_clamp, nullptr,
+     kElementwise | kMovesValues | kRangeIsOp | kOnePass},
+    {NodeKind::Sigmoid, read_node1x1, same_shape, run_sigmoid, nullptr, kElementwise},
+    {NodeKind::Tanh, read_node1x1, same_shape, run_tanh, nullptr, kElementwise},
+    {NodeKind::Exp, read_node1x1, same_shape, run_exp, nullptr, kElementwise},
+    {NodeKind::Log, read_node1x1, same_shape, run_log, nullptr, kElementwise},
+    {NodeKind::Abs, read_node1x1, same_shape, run_abs, nullptr, kElementwise},
+    {NodeKind::Negate, read_node1x1, same_shape, run_negate, nullptr, kElementwise},
+    {NodeKind::Floor, read_node1x1, same_shape, run_floor, nullptr, kElementwise},
+    {NodeKind::Ceiling, read_node1x1, same_shape, run_ceiling, nullptr, kElementwise},
+    {NodeKind::Square, read_node1x1, same_shape, run_square, nullptr, kElementwise},
+    {NodeKind::SquareRoot, read_node1x1, same_shape, run_sqrt, nullptr, kElementwise},
+    {NodeKind::ReciprocalSquareRoot, read_node1x1, same_shape, run_rsqrt, nullptr, kElementwise},
+    {NodeKind::Sin, read_node1x1, same_shape, run_sin, nullptr, kElementwise},
+    {NodeKind::Cos, read_node1x1, same_shape, run_cos, nullptr, kElementwise},
+    {NodeKind::Hardswish, read_node1x1, same_shape, run_hardswish, nullptr, kElementwise | kFoldsConvertAfter},
+    {NodeKind::Gelu, read_node1x1, same_shape, run_gelu, nullptr, kElementwise},
+    {NodeKind::ELU, read_alpha<schema::EluNode, &schema::Node::node_as_ELU, &schema::EluNode::alpha>, same_shape,
+     run_elu, nullptr, kElementwise},
+    {NodeKind::LeakyReLU,
+     read_alpha<schema::LeakyReluNode, &schema::Node::node_as_LeakyReLU, &schema::LeakyReluNode::negative_slope>,
+     same_shape, run_leaky_relu, nullptr, kElementwise},
     {NodeKind::Softmax, read_node1x1, infer_softmax, run_softmax, nullptr},
 };
 
