@@ -32,6 +32,9 @@ for tool in cmake:cmake ninja:ninja-build flatc:flatbuffers-compiler $triple-gcc
 done
 [ -f /usr/lib/$triple/cmake/GTest/GTestConfig.cmake ] ||
   die "GoogleTest for arm64 is missing (Debian package libgtest-dev:arm64): run scripts/setup.sh"
+pcre2=$repo/build/aarch64-pcre2/root/usr  # Debian's libpcre2-dev:arm64, unpacked by scripts/setup.sh
+[ -f "$pcre2/lib/$triple/libpcre2-8.a" ] ||
+  die "PCRE2 for arm64 is missing ($pcre2/lib/$triple/libpcre2-8.a, from libpcre2-dev:arm64): run scripts/setup.sh"
 cache=$build/CMakeCache.txt
 if [ -f "$cache" ]; then
   home=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache")
@@ -47,7 +50,9 @@ fi
 step "configure $build (cmake/toolchains/$triple.cmake)"
 mkdir -p "$(dirname "$build")"
 if ! cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/$triple.cmake \
-    -DCMAKE_BUILD_TYPE=Release -DEXECUTORCH_BUILD_CUDA=OFF -DEXECUTORCH_BUILD_PYTHON=OFF >"$build.configure.log" 2>&1; then
+    -DCMAKE_BUILD_TYPE=Release -DEXECUTORCH_BUILD_CUDA=OFF -DEXECUTORCH_BUILD_PYTHON=OFF \
+    -DPCRE2_INCLUDE_DIR="$pcre2/include" -DPCRE2_LIBRARY="$pcre2/lib/$triple/libpcre2-8.a" \
+    >"$build.configure.log" 2>&1; then
   cat "$build.configure.log" >&2
   die "configuring $build failed (output above)"
 fi

@@ -6,11 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build flatbuffers-compiler libflatbuffers-dev pkg-config binutils
-          clang-19 libclang-rt-19-dev clang-format-19 python3-venv patchelf libgtest-dev libsentencepiece-dev)
+          clang-19 libclang-rt-19-dev clang-format-19 python3-venv patchelf libgtest-dev libsentencepiece-dev
+          libpcre2-dev nlohmann-json3-dev)
 # The Linux aarch64 cross build (scripts/build_aarch64.sh, docs/aarch64.md): the cross compilers (with the arm64 libc
 # and libstdc++ in /usr/aarch64-linux-gnu), QEMU to run its tests, and GoogleTest for arm64 through Debian's
-# multiarch (flatbuffers is header-only: the host's headers serve both). libpython3.11-dev: the x86_64 pyconfig.h that
-# tests/test_aarch64_wheels.py derives the arm64 one from (scripts/build_wheels.py), against Debian's.
+# multiarch (flatbuffers and nlohmann-json are header-only: the host's headers serve both; PCRE2 for arm64 is unpacked
+# below). libpython3.11-dev: the x86_64 pyconfig.h that tests/test_aarch64_wheels.py derives the arm64 one from
+# (scripts/build_wheels.py), against Debian's.
 packages+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static libgtest-dev:arm64 libpython3.11-dev)
 missing=()
 for p in "${packages[@]}"; do
@@ -52,6 +54,20 @@ if [ "$(cat "$a64py/packages" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip download -q --disable-pip-version-check --only-binary=:all: --implementation cp \
     --platform manylinux2014_aarch64 --python-version 3.11 -d "$a64py/wheels" "numpy>=1.22" "flatbuffers>=2.0"
   echo "$want" >"$a64py/packages"
+fi
+# PCRE2 for the aarch64 cross build (the C++ tokenizers of libexecutorch_llm link its static archive): Debian's
+# libpcre2-dev:arm64 unpacked into build/aarch64-pcre2/root (never installed: it depends on libc6:arm64, and an arm64
+# libc in the multiarch directories breaks the QEMU runs, as above). scripts/build_aarch64.sh points CMake at it.
+a64pcre=build/aarch64-pcre2
+want="libpcre2-dev $(apt-cache policy libpcre2-dev:arm64 | sed -n 's/ *Candidate: //p')"
+if [ "$(cat "$a64pcre/packages" 2>/dev/null)" != "$want" ]; then
+  echo "setup: unpacking Debian's arm64 PCRE2 into $a64pcre/root"
+  rm -rf "$a64pcre" && mkdir -p "$a64pcre/debs" "$a64pcre/root"
+  (cd "$a64pcre/debs" && apt-get download -qq libpcre2-dev:arm64 2>&1 | grep -v unsandboxed >&2 || true)
+  ls "$a64pcre"/debs/*.deb >/dev/null 2>&1 ||
+    { echo "setup: error: apt-get download of libpcre2-dev (arm64) failed (apt-get update?)" >&2; exit 1; }
+  dpkg -x "$a64pcre"/debs/*.deb "$a64pcre/root"
+  echo "$want" >"$a64pcre/packages"
 fi
 # The CUDA toolkit (nvcc) is not a Debian package here: scripts/build_sdk.sh builds the CUDA delegate when it finds
 # $CUDACXX or /usr/local/cuda/bin/nvcc, and skips it otherwise.

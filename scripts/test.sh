@@ -15,7 +15,7 @@ cmake --build build/asan
 echo "== fuzzer build (build/fuzz, clang-19)"
 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-19 \
   -DCMAKE_CXX_COMPILER=clang++-19 -DEXECUTORCH_BUILD_FUZZER=ON >/dev/null
-cmake --build build/fuzz --target pte_fuzzer ptd_fuzzer
+cmake --build build/fuzz --target pte_fuzzer ptd_fuzzer tokenizer_fuzzer
 
 echo "== tests"
 .venv/bin/python -m ruff check scripts tests src

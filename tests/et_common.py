@@ -48,7 +48,7 @@ BUILD_ASAN = (
 BUILD_FUZZ = (
     "cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-19 "
     "-DCMAKE_CXX_COMPILER=clang++-19 -DEXECUTORCH_BUILD_FUZZER=ON && "
-    "cmake --build build/fuzz --target pte_fuzzer ptd_fuzzer"
+    "cmake --build build/fuzz --target pte_fuzzer ptd_fuzzer tokenizer_fuzzer"
 )
 BUILD_AARCH64 = "bash scripts/build_aarch64.sh"  # build/aarch64 and build/sdk-aarch64 (needs scripts/setup.sh)
 
@@ -91,6 +91,16 @@ def built_program(tree: Path, name: str, command: str) -> Path:
     if not exe.is_file():
         missing_build(str(exe), command)
     return exe
+
+
+def build_app(sdk: Path, src: Path, build: Path) -> Path:
+    """Configures and builds the CMake project `src` (one of tests/*_app) against the installed SDK `sdk` in `build`;
+    asserts that it built, with the compiler's output in the message."""
+    configure = ["cmake", "-S", str(src), "-B", str(build), "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={sdk}"]
+    for cmd in (configure, ["cmake", "--build", str(build)]):
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return build
 
 
 def host_wheel_pattern() -> str:

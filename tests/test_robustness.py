@@ -111,6 +111,17 @@ def test_data_file_fuzzer_runs_clean(fuzz_build: Path, tmp_path: Path) -> None:
     run_fuzzer(fuzz_build / "bin" / "ptd_fuzzer", corpus, tmp_path, ET_PTD_FUZZ_PROGRAMS=programs)
 
 
+def test_tokenizer_fuzzer_runs_clean(fuzz_build: Path, tmp_path: Path) -> None:
+    # Tokenizer files (tests/fixtures/tokenizers) as the seed corpus, each behind its reader's selector byte.
+    tok = FIXTURES / "tokenizers"
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    for selector, name in enumerate(["bytelevel.json", "tiktoken.model", "sp_bpe.model", "llama2c.bin"]):
+        (seeds / name).write_bytes(bytes([selector]) + (tok / name).read_bytes())
+    (seeds / "metaspace.json").write_bytes(b"\x00" + (tok / "metaspace" / "tokenizer.json").read_bytes())
+    run_fuzzer(fuzz_build / "bin" / "tokenizer_fuzzer", seeds, tmp_path)
+
+
 def test_damaged_bundled_programs_fail_cleanly(asan_build: Path, tmp_path: Path) -> None:
     # .bpte files (tests/fixtures/bundled), truncated and byte-damaged, through `executorch_runner --bundled`
     # with an ETDump: refused with a message, or run with their cases passing or failing; never a sanitizer report.

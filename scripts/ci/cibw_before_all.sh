@@ -32,6 +32,20 @@ if ! command -v flatc >/dev/null; then
   cmake --build /tmp/flatbuffers-build --target flatc -j "$jobs"
   install -m 755 /tmp/flatbuffers-build/flatc /usr/local/bin/flatc
 fi
+# The C++ tokenizers of libexecutorch_llm: PCRE2 as a static, position-independent archive (linked in and hidden, so
+# the wheel grafts nothing) and nlohmann-json's headers, the versions of Debian 12 (scripts/setup.sh).
+if [ ! -f /usr/local/include/pcre2.h ]; then
+  curl -fsSL "https://github.com/PCRE2Project/pcre2/releases/download/pcre2-10.42/pcre2-10.42.tar.gz" | tar -xz -C /tmp
+  cmake -S /tmp/pcre2-10.42 -B /tmp/pcre2-build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DPCRE2_SUPPORT_JIT=ON -DPCRE2_BUILD_PCRE2GREP=OFF -DPCRE2_BUILD_TESTS=OFF \
+    -DCMAKE_INSTALL_PREFIX=/usr/local -DCMAKE_INSTALL_LIBDIR=lib
+  cmake --build /tmp/pcre2-build -j "$jobs" && cmake --install /tmp/pcre2-build
+fi
+if [ ! -d /usr/local/include/nlohmann ]; then
+  curl -fsSL "https://github.com/nlohmann/json/archive/refs/tags/v3.11.2.tar.gz" | tar -xz -C /tmp
+  cmake -S /tmp/json-3.11.2 -B /tmp/json-build -G Ninja -DJSON_BuildTests=OFF -DCMAKE_INSTALL_PREFIX=/usr/local
+  cmake --install /tmp/json-build
+fi
 
 # The C++ SDK, once for every CPython of this architecture; then only the components the executorch wheel ships.
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DEXECUTORCH_BUILD_TESTS=OFF

@@ -325,7 +325,7 @@ def recipe_data(manifest: dict, version: str) -> dict:
             ],
             # Online the staging build is the C++ components only: python here would give every library output the
             # python variant. executorch-python builds _C per python itself (install_python.sh, EXECUTORCH_PYTHON_ONLY).
-            "host": [_online("flatbuffers")],
+            "host": [_online("flatbuffers", *(d for c in comps.values() for d in c.get("conda_host_online", [])))],
         },
         "build": {"script": {"file": "build.sh", "env": env}},
     }
@@ -369,8 +369,10 @@ def recipe_data(manifest: dict, version: str) -> dict:
                 },
             }
         else:
+            host_online = comp.get("conda_host_online", [])
+            if deps or host_online:
+                requirements["host"] = deps + ([_online(*host_online)] if host_online else [])
             if deps:
-                requirements["host"] = deps
                 requirements["run"] = deps
             requirements["run_exports"] = run_export
             args = f"{comp['cmake_component']} {expand(comp.get('devlink', ''), 'conda')}".rstrip()
