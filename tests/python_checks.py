@@ -453,6 +453,103 @@ def llm_errors() -> None:
             raise AssertionError(f"no error for {text}")
 
 
+@check
+def tokenizers_parity() -> None:
+    # executorch.tokenizers (the C++ tokenizers, upstream's pytorch_tokenizers_cpp API) against the ids and text of
+    # Hugging Face tokenizers / tiktoken / sentencepiece (tests/fixtures/tokenizers/reference.json), with none of
+    # those packages installed; load_tokenizer probes the kind, and each class loads its own.
+    import importlib.util
+
+    from executorch import tokenizers
+
+    for name in ("tokenizers", "tiktoken", "sentencepiece"):
+        assert importlib.util.find_spec(name) is None, f"{name} is installed: the check must run without it"
+    root = FIXTURES / "tokenizers"
+    ref = json.loads((root / "reference.json").read_text())
+    classes = {
+        "hf": tokenizers.HFTokenizer,
+        "tiktoken": tokenizers.Tiktoken,
+        "sp": tokenizers.SPTokenizer,
+        "llama2c": tokenizers.Llama2cTokenizer,
+    }
+    # The tiktoken fixture is Llama 3's layout: its pattern and special tokens are given to the constructor (as
+    # tests/tokenizer_app does); load_tokenizer's Tiktoken() takes upstream's defaults instead.
+    llama3_pattern = (
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+        r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+    )
+    special = ["<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]
+    special.append("<|python_tag|>")
+    cases = 0
+    for name, entry in ref["tokenizers"].items():
+        path = str(root / entry["path"])
+        if entry["kind"] == "tiktoken":
+            own = tokenizers.Tiktoken(llama3_pattern, special, 0, 1)
+        else:
+            own = classes[entry["kind"]]()
+        own.load(path)
+        probed = tokenizers.load_tokenizer(path)
+        assert type(probed) is classes[entry["kind"]], (name, type(probed))
+        for tok in (own,) if entry["kind"] == "tiktoken" else (own, probed):
+            assert tok.is_loaded() and tok.vocab_size() == entry["vocab_size"], (name, tok.vocab_size())
+            if "bos" in entry:
+                assert (tok.bos_tok(), tok.eos_tok()) == (entry["bos"], entry["eos"]), name
+            for text, ids, decoded in zip(ref["texts"], entry["ids"], entry["decoded"], strict=True):
+                assert tok.encode(text) == ids, (name, text[:40])
+                assert tok.encode(text, 1, 1) == [tok.bos_tok(), *ids, tok.eos_tok()], name
+                # reference.json holds the decoded bytes as hex; decode_tokens replaces bytes that are not UTF-8
+                assert tok.decode_tokens(ids) == bytes.fromhex(decoded).decode("utf-8", "replace"), (name, text[:40])
+                cases += 1
+    assert cases == sum(len(e["ids"]) * (1 if e["kind"] == "tiktoken" else 2) for e in ref["tokenizers"].values())
+    assert cases > 0
+
+
+@check
+def tokenizers_errors() -> None:
+    import tempfile
+
+    from executorch import tokenizers
+    from executorch.llm import LLMError, load_tokenizer
+
+    root = FIXTURES / "tokenizers"
+    with tempfile.TemporaryDirectory() as tmp:
+        bad_json = Path(tmp) / "tokenizer.json"
+        bad_json.write_text('{"model": {"type": "WordPiece", "vocab": {}}}')
+        garbage = Path(tmp) / "garbage.bin"
+        garbage.write_bytes(b"\x00\xff" * 40)
+        for make, path, text in (
+            (tokenizers.HFTokenizer, root / "missing.json", "missing.json"),
+            (tokenizers.HFTokenizer, bad_json, "WordPiece"),
+            (tokenizers.SPTokenizer, garbage, "garbage.bin"),
+        ):
+            try:
+                make().load(str(path))
+            except RuntimeError as e:
+                assert "LoadFailure" in str(e) or "ParseFailure" in str(e), e
+                assert text in str(e), e
+            else:
+                raise AssertionError(f"no error for {path}")
+        try:
+            tokenizers.load_tokenizer(str(garbage))
+        except RuntimeError as e:
+            assert "garbage.bin" in str(e) and "not a tokenizer" in str(e), e
+        else:
+            raise AssertionError("load_tokenizer accepted garbage")
+        try:
+            load_tokenizer(garbage)
+        except LLMError as e:
+            assert "garbage.bin" in str(e), e
+        else:
+            raise AssertionError("executorch.llm.load_tokenizer accepted garbage")
+    tok = tokenizers.HFTokenizer()
+    try:
+        tok.encode("text")
+    except RuntimeError as e:
+        assert "Uninitialized" in str(e), e
+    else:
+        raise AssertionError("an unloaded tokenizer encoded")
+
+
 def main() -> int:
     passed = failed = 0
     for name in sys.argv[3:]:

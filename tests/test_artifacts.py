@@ -61,14 +61,17 @@ def test_only_exported_api_symbols(sdk: Path) -> None:
     kernels = check_artifacts.defined_symbols(sdk / "lib" / "libexecutorch_kernels.so.0.1")
     assert not [s for s in kernels if "executorch" in s and "::" in s], kernels[:20]
     # Every other kernel component (components.toml: operator_namespaces) exports its descriptor and nothing else;
-    # the LLM component also its C++ text runner API (namespace executorch::extension::llm).
-    api = {"llm": "executorch::extension::llm::"}
+    # the LLM component also its C++ runner API (namespace executorch::extension::llm) and upstream's C++
+    # tokenizers (tokenizers::, base64::), with the vtables and type information of their classes.
+    llm_namespaces = ("executorch::extension::llm::", "tokenizers::", "base64::")
+    kinds = ("", "vtable for ", "typeinfo for ", "typeinfo name for ")
+    api = {"llm": tuple(kind + ns for ns in llm_namespaces for kind in kinds)}
     for name, comp in model.built_components(model.load_manifest()).items():
         if "operator_namespaces" not in comp or name == "kernels":
             continue
         (lib,) = (sdk / "lib").glob(f"libexecutorch_{name}.so.*")
         symbols = [s for s in check_artifacts.defined_symbols(lib) if not s.startswith("_")]
-        allowed = ("executorch_component",) + ((api[name],) if name in api else ())
+        allowed = ("executorch_component", *api.get(name, ()))
         assert [s for s in symbols if not s.startswith(allowed)] == [], (name, symbols)
         assert "executorch_component" in symbols
         if name in api:

@@ -3,13 +3,15 @@
 the wheel.
 
 References are upstream's runtime logits for one prefill call and greedy decode steps (scripts/export_llm_fixtures.py).
-The C++ runner checks the prefill of each program; the wheel's executorch.llm (in a fresh venv with sentencepiece)
-checks every decode step, the streamed text, the CLI and the errors.
+The C++ runner checks the prefill of each program; the wheel's executorch.llm (in a fresh venv with no Python
+tokenizer package) checks every decode step, the streamed text, the CLI and the errors, and executorch.tokenizers
+against the Python packages' references (tests/fixtures/tokenizers).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from et_common import FIXTURES, REPO, wheel_file
+from et_common import FIXTURES, REPO, build_app, wheel_file
 
 LLM = FIXTURES / "llm"
 MANIFEST = json.loads((LLM / "manifest.json").read_text())
@@ -82,32 +84,28 @@ def test_missing_llm_component_names_its_package(sdk: Path, tmp_path: Path, quie
 
 @pytest.fixture(scope="module")
 def llm_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv with the wheel and the SentencePiece package (the tokenizer's optional dependency)."""
+    """A fresh venv with the wheel only: executorch.llm reads the tokenizer with the C++ tokenizers (no Python
+    tokenizer package)."""
     root = tmp_path_factory.mktemp("llmvenv") / "env"
     subprocess.run([sys.executable, "-m", "venv", str(root)], check=True)
     pip = [str(root / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    subprocess.run([*pip, str(wheel_file()), "sentencepiece"], check=True)
+    subprocess.run([*pip, str(wheel_file())], check=True)
     return root
 
 
 def test_python_generation_cli_and_errors(llm_venv: Path, tmp_path: Path) -> None:
     from test_wheel import python_checks
 
-    python_checks(llm_venv, Path("/nonexistent"), tmp_path, "llm_generation", "llm_cli", "llm_errors")
+    python_checks(
+        llm_venv, Path("/nonexistent"), tmp_path, "llm_generation", "llm_cli", "llm_errors", "tokenizers_parity",
+        "tokenizers_errors",
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def llm_app(sdk: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """tests/llm_app built against the installed SDK (executorch::llm) and Debian's libsentencepiece."""
-    build = tmp_path_factory.mktemp("llm_app")
-    src = REPO / "tests" / "llm_app"
-    subprocess.run(
-        ["cmake", "-S", str(src), "-B", str(build), "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={sdk}"],
-        check=True,
-        capture_output=True,
-    )
-    subprocess.run(["cmake", "--build", str(build)], check=True, capture_output=True)
-    return build / "llm_app"
+    return build_app(sdk, REPO / "tests" / "llm_app", tmp_path_factory.mktemp("llm_app")) / "llm_app"
 
 
 @pytest.mark.parametrize("isa", ISAS)
@@ -124,8 +122,15 @@ def test_cpp_runner_reproduces_upstream(
     env = isa_env(quiet_env, isa)
     proc = subprocess.run([*cmd, str(logits_file)], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == spec["greedy_text"].strip(), proc.stdout
-    assert f"prompt {len(MANIFEST['prompt_tokens'])} tokens, generated {n}" in proc.stderr, proc.stderr
+    # The runner prints the text to stdout, then upstream's "PyTorchObserver {json}" report; the token callback
+    # received the same text.
+    printed, _, report = proc.stdout.partition("PyTorchObserver ")
+    assert printed.strip() == spec["greedy_text"].strip(), proc.stdout
+    callback = re.search(r"^callback text: \[(.*?)\]$", proc.stderr, re.M | re.S)
+    assert callback is not None and callback.group(1).strip() == spec["greedy_text"].strip(), proc.stderr
+    assert json.loads(report)["generated_tokens"] == n - 1, report
+    # Upstream's count: the decode loop's tokens, not the one the prefill predicts.
+    assert f"prompt {len(MANIFEST['prompt_tokens'])} tokens, generated {n - 1}" in proc.stderr, proc.stderr
     vocab = MANIFEST["params"]["vocab_size"]
     got = np.fromfile(logits_file, dtype=np.float32).reshape(-1, vocab)
     np.testing.assert_allclose(got, np.load(LLM / spec["logits"]), atol=1e-4, rtol=0)
@@ -137,3 +142,56 @@ def test_cpp_runner_refuses_an_over_long_prompt(llm_app: Path, quiet_env: dict[s
     proc = subprocess.run(cmd, capture_output=True, text=True, env=quiet_env, timeout=300)
     assert proc.returncode == 3, proc.stderr
     assert "shorten the prompt" in proc.stderr and f"holds {MANIFEST['max_seq_len']}" in proc.stderr, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def llm_runner_app(sdk: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/llm_runner_app (upstream's runner API, as upstream's llama example calls it) built against the SDK."""
+    build = tmp_path_factory.mktemp("llm_runner_app")
+    return build_app(sdk, REPO / "tests" / "llm_runner_app", build) / "llm_runner_app"
+
+
+def fields(stderr: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for line in stderr.splitlines():
+        key, sep, value = line.partition(": ")
+        if sep:
+            out.setdefault(key, []).append(value)
+    return out
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_upstream_runner_api_reproduces_upstream(llm_runner_app: Path, variant: str, quiet_env: dict[str, str]) -> None:
+    # load_tokenizer picks tokenizers::SPTokenizer for the SentencePiece file (no libsentencepiece);
+    # create_text_llm_runner + warmup + generate as upstream's llama main.cpp: upstream's greedy text, streamed to
+    # stdout and to the callback, upstream's stats; prefill() + generate("") continue the same way.
+    spec = MANIFEST["variants"][variant]
+    n = MANIFEST["decode_steps"] + 1
+    want = spec["greedy_text"].strip()
+    cmd = [str(llm_runner_app), str(LLM / spec["program"]), str(LLM / MANIFEST["tokenizer"]), MANIFEST["prompt"]]
+    proc = subprocess.run([*cmd, str(n)], capture_output=True, text=True, env=quiet_env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    got = fields(proc.stderr)
+    assert got["metadata"] == [
+        f"max_seq_len={MANIFEST['max_seq_len']} max_context_len={MANIFEST['max_seq_len']} "
+        f"vocab_size={MANIFEST['params']['vocab_size']} bos={MANIFEST['bos_id']} kv=1"
+    ], proc.stderr
+    assert got["eos"] == [str(MANIFEST["eos_id"])], proc.stderr
+    assert got["loaded"] == ["1"]
+    assert got["text"][0].strip("[]").strip() == want, proc.stderr
+    assert got["pieces"] == [str(n)]
+    stats = json.loads(got["stats"][0])
+    assert (stats["prompt_tokens"], stats["generated_tokens"]) == (len(MANIFEST["prompt_tokens"]), n - 1)
+    assert stats["SCALING_FACTOR_UNITS_PER_SECOND"] == 1_000_000 and stats["first_token_ms"] > 0
+    assert got["prefill token"] == [str(spec["greedy_tokens"][0])]
+    assert got["prefill text"][0].strip("[]").strip() == want, proc.stderr
+    # stop() during the second piece (echo on: the prompt, then the prefill's token): the loop ends after its
+    # next token, as upstream's token generator checks the flag after each token.
+    assert got["stopped after"] == ["3"]
+    assert got["seq_len too small"] == ["1"]
+    assert got["argmax"] == ["1"] and got["seeded repeatable"] == ["1"]
+    assert got["missing tokenizer"] == ["1"] and got["null tokenizer"] == ["1"]
+    # The runner printed the text itself (echo off), then upstream's report line.
+    printed, _, report = proc.stdout.partition("PyTorchObserver ")
+    assert printed.strip() == want, proc.stdout
+    assert json.loads(report.splitlines()[0])["generated_tokens"] == n - 1

@@ -24,6 +24,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "tokenizers.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -672,6 +674,7 @@ PYBIND11_MODULE(_C, m) {
     Py_INCREF(g_error_type);
   });
   m.def("version", [] { return std::string(EXECUTORCH_VERSION); });
+  bind_tokenizers(m);
   m.def("registered_backend_names", &backend_names);
   m.def("backend_is_available", &backend_is_available);
   m.def("operator_names", [] {

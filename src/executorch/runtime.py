@@ -42,7 +42,7 @@ def _preload_shared_libraries() -> None:
     import executorch
 
     lib = Path(executorch.get_lib_dir())
-    for stem in ("libexecutorch_threadpool", "libexecutorch"):
+    for stem in ("libexecutorch_threadpool", "libexecutorch", "libexecutorch_llm"):
         for path in sorted(lib.glob(f"{stem}.so.*")):
             ctypes.CDLL(str(path))
 

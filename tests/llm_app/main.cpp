@@ -1,6 +1,8 @@
 // llm_app MODEL TOKENIZER PROMPT MAX_NEW_TOKENS [LOGITS_FILE]
-// Streams a greedy completion of PROMPT to stdout and the stats line to stderr. With LOGITS_FILE, also writes the
-// logits of the prefill and of each greedy decode step (float32 rows) from the runner's step() API.
+// A greedy completion of PROMPT (after one BOS) with the SentencePiece adapter: the runner streams it to stdout
+// (then upstream's "PyTorchObserver {...}" line); the token callback's text and the stats line go to stderr. With
+// LOGITS_FILE, also writes the logits of the prefill and of each greedy decode step (float32 rows) from the
+// runner's step() API.
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -19,7 +21,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto tok = std::make_unique<SentencePieceTokenizer>();
-  if (!tok->load(argv[2])) {
+  if (tok->load(argv[2]) != ::tokenizers::Error::Ok) {
     std::fprintf(stderr, "error: %s\n", tok->error().c_str());
     return 2;
   }
@@ -28,13 +30,15 @@ int main(int argc, char** argv) {
   GenerationConfig config;
   config.echo = false;
   config.temperature = 0.0f;
+  config.num_bos = 1;
   config.max_new_tokens = std::atoi(argv[4]);
+  std::string text;
   auto err = runner->generate(
-      argv[3], config, [](const std::string& piece) { std::fputs(piece.c_str(), stdout); },
+      argv[3], config, [&text](const std::string& piece) { text += piece; },
       [](const Stats& s) {
         std::fprintf(stderr, "%s\n%s\n", stats_to_string(s).c_str(), stats_to_json_string(s).c_str());
       });
-  std::fputs("\n", stdout);
+  std::fprintf(stderr, "callback text: [%s]\n", text.c_str());
   if (err != executorch::runtime::Error::Ok) {
     std::fprintf(stderr, "error: %s\n", runner->last_error().c_str());
     return 3;

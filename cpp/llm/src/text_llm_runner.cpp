@@ -2,14 +2,13 @@
 #include <executorch/extension/llm/runner/text_llm_runner.h>
 
 #include <algorithm>
-#include <cstdarg>
 #include <atomic>
-#include <chrono>
-#include <cmath>
+#include <cinttypes>
+#include <cstdarg>
 #include <cstdio>
-#include <numeric>
-#include <random>
 
+#include <executorch/extension/llm/runner/util.h>
+#include <executorch/extension/llm/sampler/sampler.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/platform/log.h>
 
@@ -17,61 +16,28 @@ namespace executorch {
 namespace extension {
 namespace llm {
 
-using executorch::extension::module::Module;
+using executorch::extension::Module;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
 using executorch::runtime::Result;
 
-namespace {
-
-// Stats' time unit (microseconds).
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
-std::string stats_to_string(const Stats& s) {
-  char buf[256];
-  std::snprintf(
-      buf, sizeof(buf),
-      "prompt %lld tokens, generated %lld; time to first token %.1f ms; prefill %.1f tokens/s, decode "
-      "%.1f tokens/s",
-      static_cast<long long>(s.num_prompt_tokens), static_cast<long long>(s.num_generated_tokens),
-      1e3 * static_cast<double>(s.first_token_ms - s.inference_start_ms) / Stats::SCALING_FACTOR_UNITS_PER_SECOND,
-      s.prefill_tokens_per_second(), s.decode_tokens_per_second());
-  return buf;
-}
-
-std::string stats_to_json_string(const Stats& s) {
-  char buf[512];
-  std::snprintf(buf, sizeof(buf),
-                "{\"prompt_tokens\":%lld,\"generated_tokens\":%lld,\"model_load_start_ms\":%lld,"
-                "\"model_load_end_ms\":%lld,\"inference_start_ms\":%lld,\"token_encode_end_ms\":%lld,"
-                "\"prompt_eval_end_ms\":%lld,\"first_token_ms\":%lld,\"inference_end_ms\":%lld,"
-                "\"aggregate_sampling_time_ms\":%lld,\"SCALING_FACTOR_UNITS_PER_SECOND\":%lld}",
-                static_cast<long long>(s.num_prompt_tokens), static_cast<long long>(s.num_generated_tokens),
-                static_cast<long long>(s.model_load_start_ms), static_cast<long long>(s.model_load_end_ms),
-                static_cast<long long>(s.inference_start_ms), static_cast<long long>(s.token_encode_end_ms),
-                static_cast<long long>(s.prompt_eval_end_ms), static_cast<long long>(s.first_token_ms),
-                static_cast<long long>(s.inference_end_ms), static_cast<long long>(s.aggregate_sampling_time_ms),
-                static_cast<long long>(Stats::SCALING_FACTOR_UNITS_PER_SECOND));
-  return buf;
-}
-
 struct TextLLMRunner::Impl {
   std::unique_ptr<Module> module;
-  std::unique_ptr<Tokenizer> tokenizer;
+  std::unique_ptr<::tokenizers::Tokenizer> tokenizer;
   float temperature = -1.0f;
+  std::string method;
   bool loaded = false;
   std::unordered_map<std::string, int64_t> metadata;
   std::unordered_set<uint64_t> eos;
   int64_t max_tokens_per_call = 1;
   std::atomic<bool> stop{false};
-  std::mt19937_64 rng;
+  unsigned long long seed = 42;
+  std::unique_ptr<Sampler> sampler;
   Stats stats;
   std::string error;
+  // The next free position of the KV cache, and the token the last prefill() predicted.
+  int64_t pos = 0;
+  std::optional<uint64_t> prefill_next_token;
 
   Error fail(Error e, const char* fmt, ...) __attribute__((format(printf, 3, 4))) {
     char buf[512];
@@ -83,89 +49,83 @@ struct TextLLMRunner::Impl {
     ET_LOG(Error, "TextLLMRunner: %s", buf);
     return e;
   }
-
-  // The int outputs of a metadata method (none when the program lacks it).
-  std::vector<int64_t> read_ints(const std::string& name) {
-    std::vector<int64_t> v;
-    auto names = module->method_names();
-    if (!names.ok() || names->count(name) == 0) return v;
-    auto out = module->execute(name);
-    if (!out.ok()) return v;
-    for (const EValue& e : *out) {
-      if (e.isInt()) v.push_back(e.toInt());
-      if (e.isBool()) v.push_back(e.toBool() ? 1 : 0);
-    }
-    return v;
-  }
 };
 
-TextLLMRunner::TextLLMRunner(std::unique_ptr<Module> module, std::unique_ptr<Tokenizer> tokenizer, float temperature)
+TextLLMRunner::TextLLMRunner(std::unique_ptr<Module> module, std::unique_ptr<::tokenizers::Tokenizer> tokenizer,
+                             float temperature, const std::string& method_name)
     : impl_(std::make_unique<Impl>()) {
   impl_->module = std::move(module);
   impl_->tokenizer = std::move(tokenizer);
   impl_->temperature = temperature;
+  impl_->method = method_name;
 }
 
 TextLLMRunner::~TextLLMRunner() = default;
 
-bool TextLLMRunner::is_loaded() const { return impl_->loaded; }
+bool TextLLMRunner::is_loaded() const {
+  return impl_->loaded && impl_->tokenizer->is_loaded() && impl_->module->is_method_loaded(impl_->method);
+}
 const std::string& TextLLMRunner::last_error() const { return impl_->error; }
 const Stats& TextLLMRunner::stats() const { return impl_->stats; }
 const std::unordered_map<std::string, int64_t>& TextLLMRunner::metadata() const { return impl_->metadata; }
 const std::unordered_set<uint64_t>& TextLLMRunner::eos_ids() const { return impl_->eos; }
-Tokenizer* TextLLMRunner::tokenizer() const { return impl_->tokenizer.get(); }
+::tokenizers::Tokenizer* TextLLMRunner::tokenizer() const { return impl_->tokenizer.get(); }
+int64_t TextLLMRunner::pos() const { return impl_->pos; }
 void TextLLMRunner::stop() { impl_->stop = true; }
-void TextLLMRunner::reset() { impl_->stats.reset(); }
+
+void TextLLMRunner::reset() {
+  impl_->stats.reset();
+  impl_->pos = 0;
+  impl_->prefill_next_token.reset();
+}
 
 Error TextLLMRunner::load() {
   Impl& m = *impl_;
   if (m.loaded) return Error::Ok;
   if (!m.module || !m.tokenizer) return m.fail(Error::InvalidArgument, "no model or no tokenizer given");
-  m.stats.model_load_start_ms = now_ms();
+  if (!m.tokenizer->is_loaded()) return m.fail(Error::InvalidArgument, "the tokenizer is not loaded");
   Error e = m.module->load();
   if (e != Error::Ok) return m.fail(e, "cannot load the program (error 0x%x)", static_cast<unsigned>(e));
-  e = m.module->load_method("forward");
+  e = m.module->load_method(m.method);
   if (e != Error::Ok) {
-    return m.fail(e, "cannot load the program's forward method (error 0x%x): %s", static_cast<unsigned>(e),
+    return m.fail(e, "cannot load the program's %s method (error 0x%x): %s", m.method.c_str(), static_cast<unsigned>(e),
                   executorch::runtime::last_error_message());
   }
-  auto one = [&](const char* name, int64_t dflt) {
-    auto v = m.read_ints(name);
-    m.metadata[name] = v.empty() ? dflt : v[0];
-  };
-  one("get_max_seq_len", 128);
-  one("get_max_context_len", m.metadata["get_max_seq_len"]);
-  one("get_vocab_size", m.tokenizer->vocab_size());
-  one("use_kv_cache", 1);
-  one("enable_dynamic_shape", 0);
-  one("get_bos_id", static_cast<int64_t>(m.tokenizer->bos_tok()));
-  for (int64_t id : m.read_ints("get_eos_ids")) m.eos.insert(static_cast<uint64_t>(id));
-  if (m.eos.empty()) m.eos.insert(m.tokenizer->eos_tok());
-  if (!m.metadata["use_kv_cache"]) {
+  auto metadata = get_llm_metadata(m.tokenizer.get(), m.module.get());
+  if (!metadata.ok()) {
+    return m.fail(metadata.error(),
+                  "cannot read the program's metadata (it needs a %s method, as export_llama "
+                  "writes)",
+                  kMaxSeqLen);
+  }
+  m.metadata = std::move(*metadata);
+  m.eos = get_eos_ids(m.tokenizer.get(), m.module.get());
+  if (!m.metadata[kUseKVCache]) {
     return m.fail(Error::NotSupported,
-                  "the program was exported without a KV cache (use_kv_cache is false): "
-                  "export it with -kv");
+                  "the program was exported without a KV cache (use_kv_cache is false): export it with -kv");
   }
-  if (m.metadata["get_vocab_size"] != m.tokenizer->vocab_size()) {
-    return m.fail(Error::InvalidArgument,
-                  "the tokenizer has %d tokens but the model's vocabulary is %lld: use the tokenizer the model was "
-                  "exported with",
-                  m.tokenizer->vocab_size(), static_cast<long long>(m.metadata["get_vocab_size"]));
+  // get_llm_metadata reports the tokenizer's vocabulary (as upstream's); the model's own must be the same.
+  auto names = m.module->method_names();
+  if (names.ok() && names->count(kVocabSize)) {
+    auto v = m.module->get(kVocabSize);
+    if (v.ok() && v->isInt() && v->toInt() != m.tokenizer->vocab_size()) {
+      return m.fail(Error::InvalidArgument,
+                    "the tokenizer has %d tokens but the model's vocabulary is %" PRId64
+                    ": use the tokenizer the model was exported with",
+                    m.tokenizer->vocab_size(), v->toInt());
+    }
   }
-  auto meta = m.module->method_meta("forward");
+  auto meta = m.module->method_meta(m.method);
   if (!meta.ok() || meta->num_inputs() != 2) {
-    return m.fail(Error::InvalidProgram,
-                  "forward takes %zu inputs; expected (tokens, input_pos) as export_llama -kv "
-                  "writes",
-                  meta.ok() ? meta->num_inputs() : size_t{0});
+    return m.fail(Error::InvalidProgram, "%s takes %zu inputs; expected (tokens, input_pos) as export_llama -kv writes",
+                  m.method.c_str(), meta.ok() ? meta->num_inputs() : size_t{0});
   }
   m.max_tokens_per_call = 1;
-  if (m.metadata["enable_dynamic_shape"]) {
+  if (m.metadata[kEnableDynamicShape]) {
     auto info = meta->input_tensor_meta(0);
     if (info.ok() && !info->sizes().empty())
       m.max_tokens_per_call = std::max<int64_t>(1, info->sizes()[info->sizes().size() - 1]);
   }
-  m.stats.model_load_end_ms = now_ms();
   m.loaded = true;
   m.error.clear();
   return Error::Ok;
@@ -184,12 +144,12 @@ Result<std::vector<float>> TextLLMRunner::step(const std::vector<uint64_t>& toke
                                tokens.begin() + static_cast<std::ptrdiff_t>(i + n));
     auto tok = make_tensor_ptr<int64_t>({1, static_cast<executorch::aten::SizesType>(n)}, std::move(chunk));
     auto p = make_tensor_ptr<int64_t>({1}, std::vector<int64_t>{pos});
-    auto out = m.module->execute("forward", {EValue(*tok), EValue(*p)});
+    auto out = m.module->execute(m.method, {EValue(*tok), EValue(*p)});
     if (!out.ok()) {
-      return m.fail(out.error(), "forward failed at position %lld: %s", static_cast<long long>(pos),
+      return m.fail(out.error(), "%s failed at position %" PRId64 ": %s", m.method.c_str(), pos,
                     executorch::runtime::last_error_message());
     }
-    if (out->empty() || !(*out)[0].isTensor()) return m.fail(Error::InvalidProgram, "forward returned no logits");
+    if (out->empty() || !(*out)[0].isTensor()) return m.fail(Error::InvalidProgram, "the program returned no logits");
     const auto& t = (*out)[0].toTensor();
     if (t.scalar_type() != executorch::aten::ScalarType::Float || t.dim() < 1) {
       return m.fail(Error::NotSupported, "the logits are not a Float tensor (dtype %d)",
@@ -208,117 +168,163 @@ uint64_t TextLLMRunner::sample(const std::vector<float>& logits, float temperatu
   if (temperature <= 0.0f) {
     return static_cast<uint64_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
   }
-  const float mx = *std::max_element(logits.begin(), logits.end());
-  std::vector<double> p(logits.size());
-  double sum = 0;
-  for (size_t i = 0; i < p.size(); ++i) sum += p[i] = std::exp(static_cast<double>(logits[i] - mx) / temperature);
-  std::vector<size_t> order(p.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  size_t keep = p.size();
-  if (topp < 1.0f) {
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] > p[b]; });
-    double cum = 0;
-    for (keep = 0; keep < order.size();) {
-      cum += p[order[keep++]] / sum;
-      if (cum >= topp) break;
-    }
+  Impl& m = *impl_;
+  const int32_t vocab = static_cast<int32_t>(logits.size());
+  if (!m.sampler) m.sampler = std::make_unique<Sampler>(vocab, temperature, topp, m.seed);
+  m.sampler->set_temperature(temperature);
+  std::vector<float> work(logits);
+  return static_cast<uint64_t>(m.sampler->sample(work.data()));
+}
+
+Result<uint64_t> TextLLMRunner::prefill(const std::string& prompt, int32_t num_bos, int32_t num_eos) {
+  Impl& m = *impl_;
+  Error e = load();
+  if (e != Error::Ok) return e;
+  auto encoded = m.tokenizer->encode(prompt, static_cast<int8_t>(num_bos), static_cast<int8_t>(num_eos));
+  if (!encoded.ok()) {
+    return m.fail(Error::InvalidArgument, "the tokenizer cannot encode the prompt (tokenizers error %u)",
+                  static_cast<unsigned>(encoded.error()));
   }
-  double total = 0;
-  for (size_t k = 0; k < keep; ++k) total += p[order[k]];
-  std::uniform_real_distribution<double> u(0.0, total);
-  double r = u(impl_->rng);
-  for (size_t k = 0; k < keep; ++k) {
-    r -= p[order[k]];
-    if (r <= 0) return order[k];
+  std::vector<uint64_t> tokens = std::move(*encoded);
+  if (tokens.empty()) return m.fail(Error::InvalidArgument, "the prompt has no tokens");
+  const int64_t context = m.metadata[kMaxContextLen];
+  if (m.pos + static_cast<int64_t>(tokens.size()) >= context) {
+    return m.fail(Error::InvalidArgument,
+                  "the prompt has %zu tokens, but the model's context holds %" PRId64 " (%" PRId64
+                  " positions already used, and one more is needed to generate): shorten the prompt",
+                  tokens.size(), context, m.pos);
   }
-  return order[keep - 1];
+  auto logits = step(tokens, m.pos);
+  if (!logits.ok()) return logits.error();
+  m.pos += static_cast<int64_t>(tokens.size());
+  // As upstream's prefiller: the token after the prompt is the argmax.
+  m.prefill_next_token = sample(*logits, 0.0f, 1.0f);
+  return *m.prefill_next_token;
+}
+
+Result<uint64_t> TextLLMRunner::prefill(const std::string& prompt, const GenerationConfig& config) {
+  return prefill(prompt, config.num_bos, config.num_eos);
 }
 
 Error TextLLMRunner::generate(const std::string& prompt, const GenerationConfig& config,
                               std::function<void(const std::string&)> token_callback,
                               std::function<void(const Stats&)> stats_callback) {
   Impl& m = *impl_;
-  Error e = load();
-  if (e != Error::Ok) return e;
-  m.stop = false;
-  const int64_t load_start = m.stats.model_load_start_ms, load_end = m.stats.model_load_end_ms;
-  m.stats.reset();
-  m.stats.model_load_start_ms = load_start;
-  m.stats.model_load_end_ms = load_end;
-  m.stats.inference_start_ms = now_ms();
-  m.rng.seed(config.seed);
-  const float temperature = m.temperature >= 0.0f ? m.temperature : config.temperature;
-  const int64_t context = m.metadata["get_max_context_len"];
-  const int64_t limit = config.seq_len > 0 ? std::min<int64_t>(config.seq_len, context) : context;
-  const int8_t num_bos = config.num_bos >= 0 ? config.num_bos : int8_t{1};
-  auto encoded = m.tokenizer->encode(prompt, 0, config.num_eos);
-  if (!encoded.ok()) return m.fail(encoded.error(), "the tokenizer cannot encode the prompt");
-  std::vector<uint64_t> tokens(static_cast<size_t>(num_bos), static_cast<uint64_t>(m.metadata["get_bos_id"]));
-  tokens.insert(tokens.end(), encoded->begin(), encoded->end());
-  m.stats.token_encode_end_ms = now_ms();
-  const int64_t n = static_cast<int64_t>(tokens.size());
-  if (n == 0) return m.fail(Error::InvalidArgument, "the prompt is empty");
-  if (n >= limit) {
-    return m.fail(Error::InvalidArgument,
-                  "the prompt has %lld tokens, but the model's context holds %lld (limit %lld, and one more position "
-                  "is needed to generate): shorten the prompt",
-                  static_cast<long long>(n), static_cast<long long>(context), static_cast<long long>(limit));
+  if (!m.loaded) {
+    m.stats.model_load_start_ms = stats_time();
+    Error e = load();
+    if (e != Error::Ok) return e;
+    m.stats.model_load_end_ms = stats_time();
   }
-  m.stats.num_prompt_tokens = n;
-  if (config.echo && token_callback) token_callback(prompt);
-  auto logits = step(tokens, 0);
-  if (!logits.ok()) return logits.error();
-  m.stats.prompt_eval_end_ms = now_ms();
-  int64_t pos = n;
-  uint64_t prev = tokens.back();
-  const int64_t max_new = config.max_new_tokens > 0 ? config.max_new_tokens : limit - n;
-  while (true) {
-    const int64_t s0 = now_ms();
-    const uint64_t tok = sample(*logits, temperature, config.topp);
-    m.stats.aggregate_sampling_time_ms += now_ms() - s0;
-    ++m.stats.num_generated_tokens;
-    if (m.stats.num_generated_tokens == 1) m.stats.first_token_ms = now_ms();
-    const bool eos = m.eos.count(tok) > 0;
-    if (!eos && token_callback) {
-      auto piece = m.tokenizer->decode(prev, tok);
-      if (piece.ok()) token_callback(*piece);
+  if (!config.grammar.empty()) {
+    return m.fail(Error::NotSupported, "constrained decoding (GenerationConfig::grammar) is not supported");
+  }
+  const float temperature = m.temperature == -1.0f ? config.temperature : m.temperature;
+  if (!(temperature >= 0.0f && temperature <= 1.0f)) {
+    return m.fail(Error::InvalidArgument, "the temperature must be in [0, 1], got %f",
+                  static_cast<double>(temperature));
+  }
+  const bool quiet = config.warming;
+  auto emit = [&](const std::string& piece) {
+    if (!quiet) {
+      safe_printf(piece.c_str());
+      std::fflush(stdout);
     }
-    prev = tok;
-    if (eos || m.stop || m.stats.num_generated_tokens >= max_new || pos + 1 > limit) break;
-    logits = step({tok}, pos);
+    if (token_callback) token_callback(piece);
+  };
+  m.stop = false;
+  m.seed = config.seed;
+  m.sampler.reset();
+  m.stats.inference_start_ms = stats_time();
+  const int64_t max_seq_len = m.metadata[kMaxSeqLen];
+  const int64_t context = m.metadata[kMaxContextLen];
+  int64_t num_prompt_tokens = 0;
+  uint64_t cur = 0;
+  if (!prompt.empty()) {
+    auto encoded =
+        m.tokenizer->encode(prompt, static_cast<int8_t>(config.num_bos), static_cast<int8_t>(config.num_eos));
+    if (!encoded.ok()) {
+      return m.fail(Error::InvalidArgument, "the tokenizer cannot encode the prompt (tokenizers error %u)",
+                    static_cast<unsigned>(encoded.error()));
+    }
+    std::vector<uint64_t> tokens = std::move(*encoded);
+    m.stats.token_encode_end_ms = stats_time();
+    num_prompt_tokens = static_cast<int64_t>(tokens.size());
+    if (num_prompt_tokens == 0) return m.fail(Error::InvalidArgument, "the prompt has no tokens");
+    // A sliding-window program (max_seq_len < max_context_len) recycles its cache: only the prompt must fit.
+    const int64_t used = max_seq_len >= context ? m.pos : 0;
+    if (used + num_prompt_tokens >= context) {
+      return m.fail(Error::InvalidArgument,
+                    "the prompt has %" PRId64 " tokens, but the model's context holds %" PRId64 " (%" PRId64
+                    " positions already used, and one more is needed to generate): shorten the prompt",
+                    num_prompt_tokens, context, used);
+    }
+    if (config.echo) emit(prompt);
+    auto logits = step(tokens, m.pos);
     if (!logits.ok()) return logits.error();
-    ++pos;
+    m.pos += num_prompt_tokens;
+    cur = sample(*logits, 0.0f, 1.0f);  // upstream's prefiller picks the first token greedily
+    m.prefill_next_token.reset();
+  } else {
+    if (!m.prefill_next_token.has_value()) {
+      return m.fail(Error::InvalidState, "an empty prompt continues a prefill(): call prefill() first");
+    }
+    cur = *m.prefill_next_token;
+    m.prefill_next_token.reset();
   }
-  m.stats.inference_end_ms = now_ms();
+  const int64_t effective_pos = max_seq_len < context ? 0 : m.pos;
+  const int32_t max_new = config.resolve_max_new_tokens(context, effective_pos);
+  if (max_new <= 0) {
+    return m.fail(Error::InvalidArgument,
+                  "no room to generate: max_new_tokens %d, seq_len %d, %" PRId64 " of the context's %" PRId64
+                  " positions used",
+                  config.max_new_tokens, config.seq_len, m.pos, context);
+  }
+  m.stats.first_token_ms = stats_time();
+  m.stats.prompt_eval_end_ms = m.stats.first_token_ms;
+  auto first = m.tokenizer->decode(cur, cur);
+  if (!first.ok()) {
+    return m.fail(Error::InvalidArgument, "the tokenizer cannot decode token %" PRIu64, cur);
+  }
+  emit(*first);
+  int64_t generated = 0;
+  while (generated < max_new - 1) {
+    auto logits = step({cur}, m.pos);
+    if (!logits.ok()) return logits.error();
+    const uint64_t prev = cur;
+    m.stats.on_sampling_begin();
+    cur = sample(*logits, temperature, config.topp);
+    m.stats.on_sampling_end();
+    ++m.pos;
+    ++generated;
+    auto piece = m.tokenizer->decode(prev, cur);
+    if (!piece.ok()) {
+      return m.fail(Error::InvalidArgument, "the tokenizer cannot decode token %" PRIu64, cur);
+    }
+    emit(*piece);
+    if (m.stop) break;
+    if (!config.ignore_eos && m.eos.count(cur) > 0) {
+      if (!quiet) std::printf("\n");
+      break;
+    }
+  }
+  m.stats.inference_end_ms = stats_time();
+  if (!quiet) std::printf("\n");
+  m.stats.num_prompt_tokens = prompt.empty() ? m.pos : num_prompt_tokens;
+  m.stats.num_generated_tokens = generated;
+  if (!quiet) print_report(m.stats);
   if (stats_callback) stats_callback(m.stats);
   return Error::Ok;
 }
 
 Error TextLLMRunner::warmup(const std::string& prompt, int32_t max_new_tokens) {
-  GenerationConfig cfg;
-  cfg.echo = false;
-  cfg.max_new_tokens = max_new_tokens;
-  cfg.temperature = 0.0f;
-  return generate(prompt, cfg);
-}
-
-std::unique_ptr<TextLLMRunner> create_text_llm_runner(const std::string& model_path,
-                                                      std::unique_ptr<Tokenizer> tokenizer,
-                                                      std::optional<const std::string> data_path, float temperature) {
-  if (data_path.has_value()) {
-    ET_LOG(Error,
-           "create_text_llm_runner: separate data files (.ptd) are not supported; the program must hold its "
-           "weights");
-    return nullptr;
-  }
-  std::FILE* f = std::fopen(model_path.c_str(), "rb");
-  if (f == nullptr) {
-    ET_LOG(Error, "create_text_llm_runner: cannot open %s", model_path.c_str());
-    return nullptr;
-  }
-  std::fclose(f);
-  return std::make_unique<TextLLMRunner>(std::make_unique<Module>(model_path, Module::LoadMode::Mmap),
-                                         std::move(tokenizer), temperature);
+  GenerationConfig config;
+  config.echo = false;
+  config.max_new_tokens = max_new_tokens;
+  config.warming = true;
+  const Error err = generate(prompt, config);
+  reset();
+  return err;
 }
 
 }  // namespace llm

@@ -13,8 +13,9 @@ cache kept in the program's mutable buffers between calls, and metadata methods 
 (chunked to its bound), token by token otherwise. Sampling is greedy at temperature 0, otherwise temperature +
 top-p with a seeded generator.
 
-Tokenizers: a SentencePiece ``.model`` (PyPI ``sentencepiece``) or a Hugging Face ``tokenizer.json`` (PyPI
-``tokenizers``); both are optional dependencies, imported only when such a file is loaded.
+Tokenizers: a Hugging Face ``tokenizer.json``, a tiktoken file, a SentencePiece ``.model`` or a llama2.c
+``tokenizer.bin``, read by the C++ tokenizers of libexecutorch_llm (``executorch.tokenizers``; no Python tokenizer
+package is needed).
 """
 
 from __future__ import annotations
@@ -52,57 +53,40 @@ class Tokenizer(Protocol):
     def decode(self, ids: Sequence[int]) -> str: ...
 
 
-class _SentencePieceTokenizer:
+class _NativeTokenizer:
+    """A tokenizer of executorch.tokenizers (the C++ tokenizers) with this module's Tokenizer interface."""
+
     def __init__(self, path: Path) -> None:
+        from executorch import tokenizers
+
         try:
-            import sentencepiece
-        except ImportError as e:
-            raise LLMError(
-                f"{path} is a SentencePiece model: install the 'sentencepiece' package (pip install sentencepiece)"
-            ) from e
-        self._sp = sentencepiece.SentencePieceProcessor(model_file=str(path))
-        self.vocab_size = int(self._sp.get_piece_size())
-        self.bos_id = int(self._sp.bos_id())
-        self.eos_ids = {int(self._sp.eos_id())} - {-1}
+            self._tok = tokenizers.load_tokenizer(str(path))
+        except RuntimeError as e:
+            raise LLMError(str(e)) from e
+        self.vocab_size = int(self._tok.vocab_size())
+        self.bos_id = int(self._tok.bos_tok())
+        self.eos_ids = {int(self._tok.eos_tok())}
 
     def encode(self, text: str) -> list[int]:
-        return [int(t) for t in self._sp.encode(text)]
-
-    def decode(self, ids: Sequence[int]) -> str:
-        return str(self._sp.decode([int(i) for i in ids]))
-
-
-class _HuggingFaceTokenizer:
-    def __init__(self, path: Path) -> None:
         try:
-            import tokenizers
-        except ImportError as e:
-            raise LLMError(
-                f"{path} is a Hugging Face tokenizer: install the 'tokenizers' package (pip install tokenizers)"
-            ) from e
-        self._tok = tokenizers.Tokenizer.from_file(str(path))
-        self.vocab_size = int(self._tok.get_vocab_size(with_added_tokens=True))
-        bos = next((t for t in ("<|begin_of_text|>", "<s>", "<bos>") if self._tok.token_to_id(t) is not None), None)
-        self.bos_id = int(self._tok.token_to_id(bos)) if bos else -1
-        eos = ("<|end_of_text|>", "<|eot_id|>", "</s>", "<eos>", "<|endoftext|>")
-        self.eos_ids = {int(i) for i in (self._tok.token_to_id(t) for t in eos) if i is not None}
-
-    def encode(self, text: str) -> list[int]:
-        return list(self._tok.encode(text, add_special_tokens=False).ids)
+            return [int(t) for t in self._tok.encode(text, 0, 0)]
+        except RuntimeError as e:
+            raise LLMError(str(e)) from e
 
     def decode(self, ids: Sequence[int]) -> str:
-        return str(self._tok.decode([int(i) for i in ids]))
+        try:
+            return str(self._tok.decode_tokens([int(i) for i in ids]))
+        except RuntimeError as e:
+            raise LLMError(str(e)) from e
 
 
 def load_tokenizer(path: str | os.PathLike[str]) -> Tokenizer:
-    """A SentencePiece ``.model`` or a Hugging Face ``tokenizer.json``, chosen by the file's content."""
+    """A Hugging Face ``tokenizer.json`` (or its directory), a tiktoken file, a SentencePiece ``.model`` or a
+    llama2.c ``tokenizer.bin``, read by the C++ tokenizers (upstream's probing order)."""
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise LLMError(f"tokenizer file {p} does not exist")
-    head = p.read_bytes()[:64].lstrip()
-    if head.startswith(b"{"):
-        return _HuggingFaceTokenizer(p)
-    return _SentencePieceTokenizer(p)
+    return _NativeTokenizer(p)
 
 
 @dataclass

@@ -1,10 +1,11 @@
 #pragma once
-// A SentencePiece tokenizer for the text runner, header-only over the SentencePiece library (Debian's
-// libsentencepiece-dev, conda-forge's libsentencepiece): the application links `sentencepiece` itself; the SDK's
-// libraries do not depend on it.
+// A SentencePiece tokenizer for the text runner (a tokenizers::Tokenizer), header-only over the SentencePiece
+// library (Debian's libsentencepiece-dev, conda-forge's libsentencepiece): the application links `sentencepiece`
+// itself; the SDK's libraries do not depend on it. (tokenizers::SPTokenizer, pytorch/tokenizers/sentencepiece.h,
+// reads the same files without the library.)
 //
 //   auto tok = std::make_unique<executorch::extension::llm::SentencePieceTokenizer>();
-//   if (!tok->load("tokenizer.model")) ...
+//   if (tok->load("tokenizer.model") != tokenizers::Error::Ok) ... tok->error() ...
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include <sentencepiece_processor.h>
 
 #include <executorch/extension/llm/runner/tokenizer.h>
+#include <pytorch/tokenizers/error.h>
+#include <pytorch/tokenizers/result.h>
 
 namespace executorch {
 namespace extension {
@@ -19,18 +22,24 @@ namespace llm {
 
 class SentencePieceTokenizer : public Tokenizer {
  public:
-  // False (with the library's reason in error()) when the file is not a SentencePiece model.
-  bool load(const std::string& path) {
+  // LoadFailure (with the library's reason in error()) when the file is not a SentencePiece model.
+  ::tokenizers::Error load(const std::string& path) override {
     const auto status = sp_.Load(path);
     error_ = status.ok() ? "" : status.ToString();
-    return status.ok();
+    initialized_ = status.ok();
+    if (!initialized_) return ::tokenizers::Error::LoadFailure;
+    vocab_size_ = sp_.GetPieceSize();
+    bos_tok_ = static_cast<uint64_t>(sp_.bos_id());
+    eos_tok_ = static_cast<uint64_t>(sp_.eos_id());
+    return ::tokenizers::Error::Ok;
   }
   const std::string& error() const { return error_; }
 
-  executorch::runtime::Result<std::vector<uint64_t>> encode(const std::string& text, int8_t bos,
-                                                            int8_t eos) const override {
+  ::tokenizers::Result<std::vector<uint64_t>> encode(const std::string& text, int8_t bos = 0,
+                                                     int8_t eos = 0) const override {
+    if (!initialized_) return ::tokenizers::Error::Uninitialized;
     std::vector<int> ids;
-    if (!sp_.Encode(text, &ids).ok()) return executorch::runtime::Error::InvalidArgument;
+    if (!sp_.Encode(text, &ids).ok()) return ::tokenizers::Error::EncodeFailure;
     std::vector<uint64_t> out;
     for (int8_t i = 0; i < bos; ++i) out.push_back(bos_tok());
     for (int id : ids) out.push_back(static_cast<uint64_t>(id));
@@ -38,8 +47,9 @@ class SentencePieceTokenizer : public Tokenizer {
     return out;
   }
 
-  executorch::runtime::Result<std::string> decode(uint64_t prev_token, uint64_t token) const override {
-    if (token >= static_cast<uint64_t>(sp_.GetPieceSize())) return executorch::runtime::Error::InvalidArgument;
+  ::tokenizers::Result<std::string> decode(uint64_t prev_token, uint64_t token) const override {
+    if (!initialized_) return ::tokenizers::Error::Uninitialized;
+    if (token >= static_cast<uint64_t>(sp_.GetPieceSize())) return ::tokenizers::Error::OutOfRange;
     const int id = static_cast<int>(token);
     if (sp_.IsControl(id)) return std::string();
     std::string piece = sp_.IdToPiece(id);
@@ -57,10 +67,6 @@ class SentencePieceTokenizer : public Tokenizer {
     if (prev_token == bos_tok() && !text.empty() && text[0] == ' ') text.erase(0, 1);
     return text;
   }
-
-  uint64_t bos_tok() const override { return static_cast<uint64_t>(sp_.bos_id()); }
-  uint64_t eos_tok() const override { return static_cast<uint64_t>(sp_.eos_id()); }
-  int32_t vocab_size() const override { return sp_.GetPieceSize(); }
 
  private:
   sentencepiece::SentencePieceProcessor sp_;
