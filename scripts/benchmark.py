@@ -19,15 +19,32 @@ same quantized graph) are timed the same way (upstream's runner also links its q
 against our own fp32 time of the same model, and int8 linear layers (static int8 and dynamic int8 activations x
 int8 weights, XNNPACK) join the kernel table in GOP/s next to the fp32 GEMM.
 
-Run it with the export virtualenv (it has upstream executorch, torch and numpy), after building the SDK::
+``--full-size`` adds the published networks at 224x224 / 1000 classes (export_fixtures.full_size_specs; ViT-B/16
+with ``--vit``), exported at run time, never committed. With it:
+
+* ``--ort``: every network is exported once more with ``torch.onnx.export`` (opset 18) and timed with ONNX
+  Runtime's CPU provider (ORT_ENABLE_ALL, intra-op threads = ours, inter-op 1, median of N ``run`` calls in a
+  subprocess) beside our and upstream's XNNPACK program; the FULL_Q8 networks also as ORT's static QDQ int8 model
+  (calibrated on the inputs our PT2E int8 program was calibrated on) beside the xnnpack_q8 programs. The tables
+  gain ``ours / best(upstream, ORT)`` with its geomean per variant, load and thread count.
+* ``--cold-start``: fresh processes from start to the first output, and their peak RSS, ours / upstream / ORT.
+
+``--threads N`` (repeatable, default 2) gives all runtimes the same thread count: ours through
+``EXECUTORCH_NUM_THREADS``, upstream's runner resizes upstream's pool, ORT's ``intra_op_num_threads``.
+
+Run it with the export virtualenv (it has upstream executorch, torch and numpy; onnx, onnxscript and onnxruntime
+for ``--ort``), after building the SDK::
 
     bash scripts/build_sdk.sh
     ../exportenv/bin/python scripts/benchmark.py [--repeat N] [--only NAME]... [--sdk PREFIX] [--json FILE]
+    ../exportenv/bin/python scripts/benchmark.py --full-size --ort --cold-start --skip-fixtures --skip-portable \\
+        --skip-micro --skip-python --load idle --load torch --threads 2 --threads 1 --repeat 10
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import importlib.metadata
 import importlib.util
@@ -105,12 +122,24 @@ UPSTREAM_RUNNER_CPP = r"""
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
+
+// The upstream wheel ships libexecutorch_threadpool but not its header: the two members this runner calls.
+namespace executorch::extension::threadpool {
+class ThreadPool {
+ public:
+  size_t get_thread_count() const;
+  bool _unsafe_reset_threadpool(uint32_t num_threads);
+};
+ThreadPool* get_threadpool();
+}  // namespace executorch::extension::threadpool
 
 using executorch::aten::ScalarType;
 using executorch::extension::Module;
@@ -168,12 +197,14 @@ bool read_npy(const std::string& path, std::vector<int32_t>* shape, std::vector<
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: upstream_runner MODEL.pte [--method NAME] [--input FILE.npy]... [--repeat N]\n");
+    std::fprintf(stderr,
+                 "usage: upstream_runner MODEL.pte [--method NAME] [--input FILE.npy]... [--repeat N] [--threads N]\n");
     return 1;
   }
   std::string method = "forward";
   std::vector<std::string> inputs;
   int repeat = 1;
+  int threads = 0;  // 0: the pool's default size (the CPU count)
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--method") {
@@ -182,11 +213,21 @@ int main(int argc, char** argv) {
       inputs.emplace_back(argv[i + 1]);
     } else if (a == "--repeat") {
       repeat = std::max(1, std::atoi(argv[i + 1]));
+    } else if (a == "--threads") {
+      threads = std::max(0, std::atoi(argv[i + 1]));
     } else {
       std::fprintf(stderr, "error: unknown argument %s\n", a.c_str());
       return 1;
     }
   }
+  auto* pool = executorch::extension::threadpool::get_threadpool();
+  if (threads > 0 && pool->get_thread_count() != static_cast<size_t>(threads) &&
+      !pool->_unsafe_reset_threadpool(static_cast<uint32_t>(threads))) {
+    std::fprintf(stderr, "error: cannot resize the thread pool to %d threads\n", threads);
+    return 1;
+  }
+  // Cold start: from here (the program not yet read) to the end of the first execution.
+  const auto c0 = std::chrono::steady_clock::now();
   Module module(argv[1]);
   if (module.load() != executorch::runtime::Error::Ok) {
     std::fprintf(stderr, "error: cannot load %s\n", argv[1]);
@@ -212,6 +253,7 @@ int main(int argc, char** argv) {
     values.emplace_back(tensors.back());
   }
   std::vector<double> times;
+  double cold_us = 0;
   for (int r = 0; r < repeat; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     auto result = module.execute(method, values);
@@ -222,17 +264,56 @@ int main(int argc, char** argv) {
       return 2;
     }
     times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    if (r == 0) cold_us = std::chrono::duration<double, std::micro>(t1 - c0).count();
   }
   std::sort(times.begin(), times.end());
   std::printf("median_us %.3f\n", times[times.size() / 2]);
   std::printf("load_method_us %.3f\n", std::chrono::duration<double, std::micro>(l1 - l0).count());
+  std::printf("cold_us %.3f\n", cold_us);
+  std::printf("threads %zu\n", pool->get_thread_count());
   return 0;
+}
+"""
+
+# Runs a command in a fresh process and reports its wall time and peak RSS. A child forked from the benchmark's own
+# (large: torch) Python would start with that process's RSS high-water mark as its ru_maxrss (Linux carries it over
+# fork and exec), so the cold-start runs are forked from this small program instead.
+RSS_EXEC_CPP = r"""
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: rss_exec COMMAND [ARG]...\n");
+    return 127;
+  }
+  timespec t0{}, t1{};
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execvp(argv[1], argv + 1);
+    std::perror("rss_exec: exec");
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  if (pid < 0 || wait4(pid, &status, 0, &usage) < 0) return 127;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  const double us = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
+  std::fprintf(stderr, "\nrss_exec wall_us %.1f maxrss_kib %ld\n", us, usage.ru_maxrss);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 """
 
 UPSTREAM_RUNNER_CMAKE = """
 cmake_minimum_required(VERSION 3.19)
 project(upstream_runner CXX)
+add_executable(rss_exec rss_exec.cpp)
+target_compile_options(rss_exec PRIVATE -O2)
 find_package(executorch REQUIRED CONFIG)
 add_executable(upstream_runner runner.cpp)
 # The variables work on every CMake the package supports (its imported targets need CMake >= 3.28).
@@ -263,8 +344,9 @@ def build_upstream_runner(work: Path) -> Path:
     if not (pkg / "lib" / "libexecutorch.so").exists():
         raise SystemExit(f"error: {pkg} ships no C++ runtime (lib/libexecutorch.so)")
     src = work / "upstream_runner"
-    src.mkdir()
+    src.mkdir(exist_ok=True)
     (src / "runner.cpp").write_text(UPSTREAM_RUNNER_CPP)
+    (src / "rss_exec.cpp").write_text(RSS_EXEC_CPP)
     (src / "CMakeLists.txt").write_text(UPSTREAM_RUNNER_CMAKE)
     build = src / "build"
     for cmd in (
@@ -286,7 +368,7 @@ def build_upstream_runner(work: Path) -> Path:
 class Timing:
     median_us: float | None = None
     note: str = ""  # why there is no number
-    load_method_us: float | None = None  # one cold Module::load_method (delegate init, weight packing)
+    load_method_us: float | None = None  # one cold Module::load_method (delegate init, weight packing); ORT: session
 
 
 @dataclass
@@ -297,6 +379,18 @@ class Row:
     upstream: Timing
     ratio: float | None = None
     conv_heavy: bool = False
+    ort: Timing = field(default_factory=lambda: Timing(None, "—"))  # ONNX Runtime (--ort, full-size networks)
+    threads: int | None = None  # the thread count all runtimes were given (None: each one's default)
+
+    @property
+    def ratio_ort(self) -> float | None:
+        return self.ours.median_us / self.ort.median_us if self.ours.median_us and self.ort.median_us else None
+
+    @property
+    def ratio_best(self) -> float | None:
+        """ours / the faster of upstream and ONNX Runtime (upstream alone where ORT has no number)."""
+        peers = [t.median_us for t in (self.upstream, self.ort) if t.median_us]
+        return self.ours.median_us / min(peers) if self.ours.median_us and peers else None
 
 
 def quiet_env() -> dict[str, str]:
@@ -305,13 +399,32 @@ def quiet_env() -> dict[str, str]:
     return env
 
 
+def ours_env(threads: int | None) -> dict[str, str]:
+    """Our runner's environment: the thread pool's size through EXECUTORCH_NUM_THREADS."""
+    env = quiet_env()
+    if threads:
+        env["EXECUTORCH_NUM_THREADS"] = str(threads)
+    return env
+
+
+def upstream_args(threads: int | None) -> list[str]:
+    """Upstream's runner resizes upstream's pool (sized by the CPU count, no environment variable) itself."""
+    return ["--threads", str(threads)] if threads else []
+
+
 def time_runner(
-    runner: Path, pte: Path, method: str, inputs: Sequence[Path], repeat: int, extra: Sequence[str] = ()
+    runner: Path,
+    pte: Path,
+    method: str,
+    inputs: Sequence[Path],
+    repeat: int,
+    extra: Sequence[str] = (),
+    env: dict[str, str] | None = None,
 ) -> Timing:
     cmd = [str(runner), str(pte), "--method", method, "--repeat", str(max(repeat, 2)), *extra]
     for path in inputs:
         cmd += ["--input", str(path)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=quiet_env(), timeout=3600)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env or quiet_env(), timeout=3600)
     match = re.search(r"median_us\s+([0-9.eE+-]+)", proc.stdout)
     if proc.returncode == 0 and match:
         load = re.search(r"load_method_us\s+([0-9.eE+-]+)", proc.stdout)
@@ -347,11 +460,20 @@ def fixture_jobs(only: Sequence[str]) -> list[tuple[str, str, Path, list[Path]]]
     return jobs
 
 
-def export_full_size(work: Path, only: Sequence[str] = ()) -> dict[str, Any]:
-    """Exports the full-size real networks (portable and XNNPACK; the FULL_Q8 ones also static int8 XNNPACK, as
+def export_full_size(
+    work: Path,
+    only: Sequence[str] = (),
+    variants: Sequence[str] = ("portable", "xnnpack"),
+    quantized: bool = True,
+    ort: bool = False,
+    large: bool = False,
+) -> dict[str, Any]:
+    """Exports the full-size real networks (``variants``; the FULL_Q8 ones also static int8 XNNPACK, as
     export_quantized_fixtures.py's recipe, calibrated on the case input and two random ones) into ``work``; returns
     a manifest like the fixtures' (``files`` relative to ``work``, one case of random inputs, ``notes`` marking
-    them as real). With full_* names in ``only``, just those."""
+    them as real). With full_* names in ``only``, just those. ``ort``: each network also as ONNX (``onnx``) and the
+    FULL_Q8 ones as ONNX Runtime's static QDQ int8 model calibrated on the same inputs (``onnx_q8``). ``large``:
+    ViT-B/16 too."""
     sys.path.insert(0, str(REPO_ROOT / "scripts"))
     import export_fixtures as ef
     import export_quantized_fixtures as eq
@@ -361,29 +483,42 @@ def export_full_size(work: Path, only: Sequence[str] = ()) -> dict[str, Any]:
     warnings.filterwarnings("ignore")
     entries = []
     wanted = {name for name in only if name.startswith("full_")}
-    for fixture in ef.build_real_models(full_size=True):
+    for fixture in ef.build_real_models(full_size=True, large=large):
         name = f"full_{fixture.name}"
         if wanted and name not in wanted:
             continue
         (work / name).mkdir()
         files = {}
-        for variant in ("portable", "xnnpack"):
+        spec = fixture.methods["forward"]
+        example = spec.cases[0]
+        for variant in variants:
             print(f"  exporting {name} ({variant}) ...", flush=True)
             manager = ef.lower(ef.export_methods(fixture), variant)
             (work / name / f"{variant}.pte").write_bytes(manager.buffer)
             files[variant] = f"{name}/{variant}.pte"
-        if fixture.name in FULL_Q8:
+        if ort:
+            print(f"  exporting {name} (onnx) ...", flush=True)
+            note = export_onnx(spec.module.eval(), example, work / name / "model.onnx")
+            print(f"    {note}", flush=True)
+            if not note.startswith("ONNX export failed"):
+                files["onnx"] = f"{name}/model.onnx"
+        if fixture.name in FULL_Q8 and quantized:
             print(f"  exporting {name} (xnnpack_q8) ...", flush=True)
-            spec = fixture.methods["forward"]
-            example = spec.cases[0]
             gen = torch.Generator().manual_seed(7)
             calibration = [example[0]] + [torch.randn(example[0].shape, generator=gen) for _ in range(2)]
+            if files.get("onnx"):
+                print(f"  quantizing {name} (ONNX Runtime static QDQ int8) ...", flush=True)
+                note = quantize_onnx(work / files["onnx"], work / name / "model_q8.onnx", [[t] for t in calibration])
+                if note:
+                    print(f"    {note}", flush=True)
+                else:
+                    files["onnx_q8"] = f"{name}/model_q8.onnx"
             graph = eq.quantize_pt2e(spec.module.eval(), example, calibration, dynamic=False)
             _edge, manager = eq.lower(eq.export_quantized(graph, example, "static_int8"), "xnnpack_q8", "static_int8")
             (work / name / "xnnpack_q8.pte").write_bytes(manager.buffer)
             files["xnnpack_q8"] = f"{name}/xnnpack_q8.pte"
         inputs = []
-        for i, t in enumerate(fixture.methods["forward"].cases[0]):
+        for i, t in enumerate(example):
             np.save(work / name / f"in{i}.npy", t.numpy())
             inputs.append({"file": f"{name}/in{i}.npy"})
         entries.append(
@@ -397,6 +532,135 @@ def export_full_size(work: Path, only: Sequence[str] = ()) -> dict[str, Any]:
     return {"fixtures": entries}
 
 
+# --------------------------------------------------------------------------------------------------------------
+# ONNX Runtime (--ort): the same networks exported once more with torch.onnx, timed with ORT's CPU provider
+# --------------------------------------------------------------------------------------------------------------
+
+ONNX_OPSET = 18
+# The ONNX model (export_full_size's ``files`` key) that ORT runs against each ExecuTorch variant.
+ORT_MODEL = {"xnnpack": "onnx", "xnnpack_q8": "onnx_q8"}
+
+
+def export_onnx(module: Any, example: Sequence[Any], path: Path) -> str:
+    """``torch.onnx.export`` of ``module`` at opset ONNX_OPSET, weights inside the file: the dynamo exporter, else
+    the TorchScript one. Returns which one made it, or "ONNX export failed: " and why."""
+    import io
+
+    import torch
+
+    errors = []
+    for dynamo in (True, False):
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+                kwargs: dict[str, Any] = {"dynamo": dynamo, "opset_version": ONNX_OPSET}
+                if dynamo:
+                    kwargs["external_data"] = False
+                torch.onnx.export(module, tuple(example), str(path), **kwargs)
+            return f"{'dynamo' if dynamo else 'TorchScript'} exporter, opset {ONNX_OPSET}" + (
+                f" ({'; '.join(errors)})" if errors else ""
+            )
+        except Exception as e:
+            errors.append(f"{'dynamo' if dynamo else 'torchscript'}: {type(e).__name__}: {str(e)[:200]}")
+    return "ONNX export failed: " + "; ".join(errors)
+
+
+def quantize_onnx(fp32: Path, out: Path, calibration: Sequence[Sequence[Any]]) -> str:
+    """ONNX Runtime's static quantization for x86 CPUs: QDQ format, uint8 activations and int8 per-channel weights
+    (U8S8, the pair ORT's x86 kernels (VPMADDUBSW) are built for), MinMax calibration on ``calibration`` (lists of
+    input tensors), after ORT's pre-processing (shape inference and graph optimisation). Not S8S8, ORT's default
+    QDQ pair: with it ORT 1.32 fused only 9 of ResNet-18's 20 convolutions into QLinearConv (the rest ran as
+    DequantizeLinear -> fp32 Conv -> QuantizeLinear, 47 ms against 20 ms for U8S8 on 2 threads), which would have
+    made ORT look slower than it is. Returns "" or why it failed."""
+    import onnx
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    names = [i.name for i in onnx.load(str(fp32), load_external_data=False).graph.input]
+    feeds = [{n: t.numpy() for n, t in zip(names, case, strict=True)} for case in calibration]
+
+    class Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.it = iter(feeds)
+
+        def get_next(self) -> dict[str, Any] | None:
+            return next(self.it, None)
+
+    source = fp32.with_name(fp32.stem + "_pre.onnx")
+    try:
+        quant_pre_process(str(fp32), str(source))
+    except Exception:
+        source = fp32
+    try:
+        quantize_static(
+            str(source),
+            str(out),
+            Reader(),
+            quant_format=QuantFormat.QDQ,
+            per_channel=True,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+            calibrate_method=CalibrationMethod.MinMax,
+        )
+    except Exception as e:
+        return f"ORT quantize_static failed: {type(e).__name__}: {str(e)[:200]}"
+    return ""
+
+
+# Run in a fresh interpreter per measurement: session creation (graph optimisation, weight prepacking) and the first
+# run are its cold start; the median of N runs, the first included as in both ExecuTorch runners, its speed.
+ORT_BENCH = r"""
+import json, sys, time
+t_start = time.perf_counter()
+import numpy as np
+import onnxruntime as ort
+t_import = time.perf_counter()
+model, threads, repeat = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+inputs = [np.load(p) for p in sys.argv[4:]]
+opts = ort.SessionOptions()
+opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+opts.intra_op_num_threads = threads
+opts.inter_op_num_threads = 1
+opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+t0 = time.perf_counter()
+session = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+t1 = time.perf_counter()
+feed = {i.name: x for i, x in zip(session.get_inputs(), inputs)}
+times = []
+for _ in range(repeat):
+    a = time.perf_counter()
+    session.run(None, feed)
+    times.append((time.perf_counter() - a) * 1e6)
+first = times[0]
+times.sort()
+print(json.dumps({
+    "median_us": times[len(times) // 2], "session_us": (t1 - t0) * 1e6, "first_run_us": first,
+    "cold_us": (t1 - t0) * 1e6 + first, "import_us": (t_import - t_start) * 1e6, "ort_version": ort.__version__,
+}))
+"""
+
+
+def ort_command(model: Path, inputs: Sequence[Path], repeat: int, threads: int) -> list[str]:
+    return [sys.executable, "-c", ORT_BENCH, str(model), str(threads), str(repeat), *(str(p) for p in inputs)]
+
+
+def time_ort(model: Path, inputs: Sequence[Path], repeat: int, threads: int) -> Timing:
+    """Median of ``repeat`` InferenceSession.run calls (ORT_ENABLE_ALL, intra-op threads = ``threads``, inter-op 1)
+    in a subprocess with the benchmark's environment and CPU affinity, as both ExecuTorch runners get."""
+    cmd = ort_command(model, inputs, max(repeat, 2), threads)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=quiet_env(), timeout=3600)
+    if proc.returncode != 0:
+        err = proc.stderr.strip().splitlines()
+        return Timing(None, f"failed: {(err[-1] if err else f'exit {proc.returncode}')[:160]}")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    return Timing(result["median_us"], load_method_us=result["session_us"])
+
+
 def bench_fixtures(
     sdk_runner: Path,
     upstream_runner: Path,
@@ -405,9 +669,14 @@ def bench_fixtures(
     only: Sequence[str],
     extra: dict[str, Any] | None = None,
     extra_root: Path | None = None,
+    threads: int | None = None,
+    ort: bool = False,
+    fixtures: bool = True,
 ) -> list[Row]:
+    """Every selected fixture (unless not ``fixtures``) and full-size network (``extra``) of ``variant``, ours
+    against upstream, and against ONNX Runtime (``ort``) where the network has an ONNX model (fp32: ``onnx``)."""
     rows = []
-    jobs = [(FIXTURES, job) for job in fixture_jobs(only)]
+    jobs = [(FIXTURES, job) for job in fixture_jobs(only)] if fixtures else []
     if extra and extra_root:
         for fx in extra["fixtures"]:
             if only and fx["name"] not in only:
@@ -419,13 +688,23 @@ def bench_fixtures(
         # Upstream's runner has its kernels and delegate linked in; ours loads those libraries up front too, so
         # that load_method times compare method initialisation, not the process's first dlopen of a component
         # (about 0.3 ms for the kernels library, paid once per process).
-        ours = time_runner(sdk_runner, pte, method, inputs, repeat, preload_args(sdk_runner, variant))
-        upstream = time_runner(upstream_runner, pte, method, inputs, repeat)
+        ours = time_runner(
+            sdk_runner, pte, method, inputs, repeat, preload_args(sdk_runner, variant), ours_env(threads)
+        )
+        upstream = time_runner(upstream_runner, pte, method, inputs, repeat, upstream_args(threads))
         ratio = None
         if ours.median_us is not None and upstream.median_us:
             ratio = ours.median_us / upstream.median_us
-        rows.append(Row(row_name, variant, ours, upstream, ratio, fx["name"] in CONV_HEAVY))
-        print(f"  {variant:8s} {row_name:24s} ours {fmt_us(ours)}  upstream {fmt_us(upstream)}", flush=True)
+        row = Row(row_name, variant, ours, upstream, ratio, fx["name"] in CONV_HEAVY, threads=threads)
+        onnx = fx["files"].get(ORT_MODEL.get(variant, ""))
+        if ort and onnx:
+            row.ort = time_ort(root / onnx, inputs, repeat, threads or 1)
+        rows.append(row)
+        print(
+            f"  {variant:8s} {row_name:24s} ours {fmt_us(ours)}  upstream {fmt_us(upstream)}"
+            + (f"  ORT {fmt_us(row.ort)}" if ort and onnx else ""),
+            flush=True,
+        )
     return rows
 
 
@@ -447,12 +726,17 @@ def bench_quantized(
     only: Sequence[str],
     extra: dict[str, Any] | None = None,
     extra_root: Path | None = None,
+    threads: int | None = None,
+    ort: bool = False,
+    fixtures: bool = True,
 ) -> list[Row]:
     """Every quantized fixture (tests/fixtures/quantized), XNNPACK q8 and portable q8, and the full-size networks'
-    XNNPACK q8 programs (export_full_size), ours against upstream."""
+    XNNPACK q8 programs (export_full_size), ours against upstream (and ONNX Runtime's QDQ int8 model: ``ort``)."""
     manifest_path = QUANTIZED / "manifest.json"
     jobs = (
-        [(QUANTIZED, fx) for fx in json.loads(manifest_path.read_text())["fixtures"]] if manifest_path.exists() else []
+        [(QUANTIZED, fx) for fx in json.loads(manifest_path.read_text())["fixtures"]]
+        if manifest_path.exists() and fixtures
+        else []
     )
     if extra and extra_root:
         jobs += [(extra_root, fx) for fx in extra["fixtures"] if fx["files"].get("xnnpack_q8")]
@@ -465,11 +749,21 @@ def bench_quantized(
             if not fx["files"].get(variant):  # upstream cannot make it (the manifest's `failures` say why)
                 continue
             pte = root / fx["files"][variant]
-            ours = time_runner(sdk_runner, pte, "forward", inputs, repeat, preload_args(sdk_runner, variant))
-            upstream = time_runner(upstream_runner, pte, "forward", inputs, repeat)
+            ours = time_runner(
+                sdk_runner, pte, "forward", inputs, repeat, preload_args(sdk_runner, variant), ours_env(threads)
+            )
+            upstream = time_runner(upstream_runner, pte, "forward", inputs, repeat, upstream_args(threads))
             ratio = ours.median_us / upstream.median_us if ours.median_us and upstream.median_us else None
-            rows.append(Row(fx["name"], variant, ours, upstream, ratio))
-            print(f"  {variant:11s} {fx['name']:24s} ours {fmt_us(ours)}  upstream {fmt_us(upstream)}", flush=True)
+            row = Row(fx["name"], variant, ours, upstream, ratio, threads=threads)
+            onnx = fx["files"].get(ORT_MODEL.get(variant, ""))
+            if ort and onnx:
+                row.ort = time_ort(root / onnx, inputs, repeat, threads or 1)
+            rows.append(row)
+            print(
+                f"  {variant:11s} {fx['name']:24s} ours {fmt_us(ours)}  upstream {fmt_us(upstream)}"
+                + (f"  ORT {fmt_us(row.ort)}" if ort and onnx else ""),
+                flush=True,
+            )
     return rows
 
 
@@ -532,6 +826,257 @@ def print_quantized(load: str, rows: list[Row], fp32: list[Row]) -> dict[str, An
     return summary
 
 
+# --------------------------------------------------------------------------------------------------------------
+# Cold start and peak memory (--cold-start): fresh processes, one execution each
+# --------------------------------------------------------------------------------------------------------------
+
+# Targets from the issue "Speed ahead of every peer at full size".
+TARGET_PEERS = {"idle": (0.8, 1.0), "loaded": (0.8, 1.2)}  # ours / best(upstream, ORT): (geomean, worst network)
+TARGET_COLD = 0.5  # cold start, ours / upstream
+TARGET_RSS = 1.0  # peak RSS, ours / upstream
+
+
+@dataclass
+class Cold:
+    wall_us: float | None = None  # fresh process from spawn to exit (median over the runs)
+    inproc_us: float | None = None  # load + first execution as the process itself timed it (upstream, ORT)
+    rss_kib: int | None = None  # peak resident set (the largest over the runs)
+    note: str = ""
+
+
+@dataclass
+class ColdRow:
+    model: str
+    variant: str
+    ours: Cold
+    upstream: Cold
+    ort: Cold
+
+    @property
+    def ratio(self) -> float | None:
+        return self.ours.wall_us / self.upstream.wall_us if self.ours.wall_us and self.upstream.wall_us else None
+
+    @property
+    def rss_ratio(self) -> float | None:
+        return self.ours.rss_kib / self.upstream.rss_kib if self.ours.rss_kib and self.upstream.rss_kib else None
+
+
+def run_fresh(launcher: Path, cmd: Sequence[str], env: dict[str, str]) -> tuple[float, int, int, str, str]:
+    """(wall µs from fork to exit, peak RSS KiB (wait4 ru_maxrss), exit status, stdout, stderr) of ``cmd`` in a
+    fresh process forked by ``launcher`` (RSS_EXEC_CPP)."""
+    proc = subprocess.run([str(launcher), *cmd], capture_output=True, text=True, env=env, timeout=3600)
+    match = re.search(r"rss_exec wall_us ([0-9.]+) maxrss_kib ([0-9]+)\s*$", proc.stderr)
+    if not match:
+        return 0.0, 0, proc.returncode or 127, proc.stdout, proc.stderr
+    return float(match.group(1)), int(match.group(2)), proc.returncode, proc.stdout, proc.stderr[: match.start()]
+
+
+def cold_sample(samples: list[tuple[float, int, float | None]], result: tuple[float, int, int, str, str]) -> str:
+    """Adds (wall, rss, in-process cold µs) of one run to ``samples``; returns "" or the failure."""
+    wall, rss, code, out, err = result
+    if code != 0:
+        lines = err.strip().splitlines()
+        return f"failed: {(lines[-1] if lines else f'exit {code}')[:120]}"
+    inproc = None
+    match = re.search(r"cold_us\s+([0-9.eE+-]+)", out)
+    if match:
+        inproc = float(match.group(1))
+    elif out.strip().startswith("{"):
+        inproc = json.loads(out.strip().splitlines()[-1])["cold_us"]
+    samples.append((wall, rss, inproc))
+    return ""
+
+
+def summarize_cold(samples: list[tuple[float, int, float | None]], note: str) -> Cold:
+    if not samples:
+        return Cold(note=note or "n/a")
+    walls = sorted(w for w, _, _ in samples)
+    inprocs = sorted(x for _, _, x in samples if x is not None)
+    return Cold(
+        walls[len(walls) // 2], inprocs[len(inprocs) // 2] if inprocs else None, max(r for _, r, _ in samples), note
+    )
+
+
+def bench_cold(
+    sdk_runner: Path,
+    upstream_runner: Path,
+    launcher: Path,
+    extra: dict[str, Any],
+    root: Path,
+    threads: int,
+    runs: int,
+    ort: bool,
+) -> list[ColdRow]:
+    """Cold start and peak RSS of every full-size network's XNNPACK fp32 and q8 program: ``runs`` fresh processes
+    per runtime, taking turns. Ours: executorch_runner --repeat 1 (it prints no cold time of its own, so the
+    process's wall time from spawn to exit); upstream: its runner --repeat 1 (the same wall time, and its own
+    timing of program load + method load + first execution); ORT: a fresh Python process (the wall time includes
+    the interpreter and ``import onnxruntime``; its own timing is session creation + first run)."""
+    rows = []
+    for fx in extra["fixtures"]:
+        inputs = [root / x["file"] for x in fx["methods"]["forward"]["cases"][0]["inputs"]]
+        in_args = [arg for path in inputs for arg in ("--input", str(path))]
+        for variant in ("xnnpack", "xnnpack_q8"):
+            if not fx["files"].get(variant):
+                continue
+            pte = str(root / fx["files"][variant])
+            commands: list[tuple[list[str], dict[str, str]]] = [
+                ([str(sdk_runner), pte, "--repeat", "1", *in_args], ours_env(threads)),
+                ([str(upstream_runner), pte, "--repeat", "1", *upstream_args(threads), *in_args], quiet_env()),
+            ]
+            onnx = fx["files"].get(ORT_MODEL[variant])
+            if ort and onnx:
+                commands.append((ort_command(root / onnx, inputs, 1, threads), quiet_env()))
+            samples: list[list[tuple[float, int, float | None]]] = [[] for _ in commands]
+            notes = ["" for _ in commands]
+            for _ in range(runs):
+                for i, (cmd, env) in enumerate(commands):
+                    notes[i] = cold_sample(samples[i], run_fresh(launcher, cmd, env)) or notes[i]
+            cold = [summarize_cold(s, n) for s, n in zip(samples, notes, strict=True)]
+            row = ColdRow(fx["name"], variant, cold[0], cold[1], cold[2] if len(cold) > 2 else Cold(note="—"))
+            rows.append(row)
+            print(
+                f"  {variant:11s} {fx['name']:24s} cold ms ours {cell_ms(row.ours.wall_us)} upstream "
+                f"{cell_ms(row.upstream.wall_us)} ORT {cell_ms(row.ort.inproc_us)}; peak RSS MiB ours "
+                f"{cell_mib(row.ours.rss_kib)} upstream {cell_mib(row.upstream.rss_kib)} "
+                f"ORT {cell_mib(row.ort.rss_kib)}",
+                flush=True,
+            )
+    return rows
+
+
+def python_baseline(launcher: Path, runs: int) -> Cold:
+    """A fresh Python that imports numpy and onnxruntime and exits: what ORT's process columns include."""
+    samples: list[tuple[float, int, float | None]] = []
+    note = ""
+    for _ in range(runs):
+        cmd = [sys.executable, "-c", "import numpy, onnxruntime"]
+        note = cold_sample(samples, run_fresh(launcher, cmd, quiet_env()))
+    return summarize_cold(samples, note)
+
+
+def cell_ms(us: float | None) -> str:
+    return f"{us / 1e3:.1f}" if us is not None else "n/a"
+
+
+def cell_mib(kib: int | None) -> str:
+    return f"{kib / 1024:.1f}" if kib is not None else "n/a"
+
+
+def print_cold(rows: list[ColdRow], baseline: Cold | None, threads: int, runs: int, cpu: str) -> dict[str, Any]:
+    print(f"\n### Cold start and peak RSS, full-size networks, idle, {threads} threads ({cpu})\n")
+    print(
+        f"Median of {runs} fresh processes each (one execution); peak RSS: the largest of them (wait4 ru_maxrss). "
+        "ours / upstream: process wall time from spawn to exit (our runner prints no cold time of its own); "
+        "upstream in-process: program load + method load + first execution as its runner times it; ORT: session "
+        "creation + first run in-process, and the fresh Python process's wall time"
+        + (
+            f" (a Python that only imports numpy and onnxruntime: {cell_ms(baseline.wall_us)} ms, "
+            f"{cell_mib(baseline.rss_kib)} MiB)."
+            if baseline
+            else "."
+        )
+        + "\n"
+    )
+    print(
+        "| model | variant | ours cold ms | upstream cold ms | ours/upstream | upstream in-process ms | "
+        "ORT session+first run ms | ORT process ms | ours RSS MiB | upstream RSS MiB | ORT RSS MiB | "
+        "RSS ours/upstream |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(
+            f"| {r.model} | {r.variant} | {cell_ms(r.ours.wall_us) if r.ours.wall_us else r.ours.note} | "
+            f"{cell_ms(r.upstream.wall_us) if r.upstream.wall_us else r.upstream.note} | {cell(r.ratio, '.2f', '—')} | "
+            f"{cell_ms(r.upstream.inproc_us)} | {cell_ms(r.ort.inproc_us) if r.ort.inproc_us else r.ort.note} | "
+            f"{cell_ms(r.ort.wall_us)} | {cell_mib(r.ours.rss_kib)} | {cell_mib(r.upstream.rss_kib)} | "
+            f"{cell_mib(r.ort.rss_kib)} | {cell(r.rss_ratio, '.2f', '—')} |"
+        )
+    summary: dict[str, Any] = {}
+    for variant in ("xnnpack", "xnnpack_q8"):
+        cold = [r.ratio for r in rows if r.variant == variant and r.ratio is not None]
+        rss = [r.rss_ratio for r in rows if r.variant == variant and r.rss_ratio is not None]
+        if not cold:
+            continue
+        g, worst, rss_worst = geomean(cold), max(cold), max(rss) if rss else None
+        summary[variant] = {"cold_geomean": g, "cold_max": worst, "rss_geomean": geomean(rss), "rss_max": rss_worst}
+        print(
+            f"\n{variant}: cold start ours/upstream geomean {cell(g, '.2f')}, worst {worst:.2f} (target each ≤ "
+            f"{TARGET_COLD}: {check(worst, TARGET_COLD)}); peak RSS ours/upstream geomean {cell(geomean(rss), '.2f')}, "
+            f"worst {cell(rss_worst, '.2f')} (target each ≤ {TARGET_RSS}: {check(rss_worst, TARGET_RSS)})"
+        )
+    return summary
+
+
+def print_peers(tables: list[tuple[str, str, int | None, list[Row]]], multi: bool, cpu: str) -> dict[str, Any]:
+    """Full-size networks: ours against upstream and ONNX Runtime, per variant, load and thread count, with the
+    geomean and the worst of ours / best(upstream, ORT) against the issue's targets; then one matrix of that ratio."""
+    summary: dict[str, Any] = {}
+    matrix: dict[tuple[str, str], float | None] = {}
+    columns: list[str] = []
+    for variant, load, threads, rows in tables:
+        full = [r for r in rows if r.model.startswith("full_") and variant in ORT_MODEL]
+        if not full:
+            continue
+        cond = condition(load, threads, multi)
+        label = f"{variant} {cond}"
+        columns.append(label)
+        print(f"\n### Full size vs upstream and ONNX Runtime: {variant}, {load}, {threads} threads ({cpu})\n")
+        print("| model | ours µs | upstream µs | ORT µs | ours/upstream | ours/ORT | ours / best(upstream, ORT) |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for r in full:
+            best = r.ratio_best
+            target = TARGET_PEERS["idle" if load == "idle" else "loaded"]
+            mark = " (!)" if best is not None and best > target[1] else ""
+            print(
+                f"| {r.model} | {fmt_us(r.ours).strip()} | {fmt_us(r.upstream).strip()} | {fmt_us(r.ort).strip()} | "
+                f"{cell(r.ratio, '.3f', '—')} | {cell(r.ratio_ort, '.3f', '—')} | {cell(best, '.3f', '—')}{mark} |"
+            )
+            matrix[(r.model, label)] = best
+        best_values = [r.ratio_best for r in full if r.ratio_best is not None]
+        g, worst = geomean(best_values), (max(best_values) if best_values else None)
+        target = TARGET_PEERS["idle" if load == "idle" else "loaded"]
+        ok = g is not None and worst is not None and g <= target[0] and worst <= target[1]
+        ort_measured = sum(1 for r in full if r.ort.median_us)
+        summary[label] = {
+            "geomean_best": g,
+            "max_best": worst,
+            "geomean_upstream": geomean([r.ratio for r in full if r.ratio]),
+            "geomean_ort": geomean([r.ratio_ort for r in full if r.ratio_ort]),
+            "measured": len(best_values),
+            "ort_measured": ort_measured,
+            "networks": len(full),
+            "target": list(target),
+        }
+        print(
+            f"\n{label}: geomean ours / best(upstream, ORT) {cell(g, '.3f')}, worst {cell(worst, '.3f')} over "
+            f"{len(best_values)} of {len(full)} networks, ORT measured on {ort_measured} (target geomean ≤ "
+            f"{target[0]}, none > {target[1]}: {'ok' if ok else 'MISSED'}); geomean ours/upstream "
+            f"{cell(summary[label]['geomean_upstream'], '.3f')}, ours/ORT {cell(summary[label]['geomean_ort'], '.3f')}"
+        )
+    if len(columns) > 1:
+        models = sorted({m for m, _ in matrix})
+        print("\n### Full size: ours / best(upstream, ORT) (lower is better)\n")
+        print("| model | " + " | ".join(columns) + " |")
+        print("|---|" + "---:|" * len(columns))
+        for m in models:
+            print(f"| {m} | " + " | ".join(cell(matrix.get((m, c)), ".3f", "—") for c in columns) + " |")
+        print(
+            "| **geomean / worst** | "
+            + " | ".join(
+                f"**{cell(summary[c]['geomean_best'], '.3f')} / {cell(summary[c]['max_best'], '.3f')}**"
+                for c in columns
+            )
+            + " |"
+        )
+    return summary
+
+
+def condition(load: str, threads: int | None, multi: bool) -> str:
+    """The label of a run condition: the load, and the thread count when several were run."""
+    return f"{load} {threads}t" if multi else load
+
+
 class Load:
     """A background process that keeps the machine busy while the benchmark runs beside it."""
 
@@ -550,6 +1095,10 @@ class Load:
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait()
+
+
+def as_json(r: Row) -> dict[str, Any]:
+    return {**asdict(r), "ratio_ort": r.ratio_ort, "ratio_best": r.ratio_best}
 
 
 def fmt_us(t: Timing) -> str:
@@ -757,15 +1306,19 @@ def describe_blas(blas: dict[str, Any] | None) -> str:
     return (match.group(1).strip() if match else text.strip().splitlines()[0]) + " [numpy.show_config]"
 
 
-def bench_micro(sdk_runner: Path, upstream_runner: Path, work: Path, repeat: int) -> tuple[list[Micro], str, str]:
+def bench_micro(
+    sdk_runner: Path, upstream_runner: Path, work: Path, repeat: int, threads: int | None = None
+) -> tuple[list[Micro], str, str]:
     micro_dir = work / "micro"
-    micro_dir.mkdir()
+    micro_dir.mkdir(exist_ok=True)
     print("exporting the micro-benchmark programs ...", flush=True)
     programs = export_micro_programs(micro_dir)
     for micro, pte, inputs in programs:
         reps = micro_repeat(micro.flop, repeat)
-        ours = time_runner(sdk_runner, pte, "forward", inputs, reps, preload_args(sdk_runner, "xnnpack"))
-        upstream = time_runner(upstream_runner, pte, "forward", inputs, reps)
+        ours = time_runner(
+            sdk_runner, pte, "forward", inputs, reps, preload_args(sdk_runner, "xnnpack"), ours_env(threads)
+        )
+        upstream = time_runner(upstream_runner, pte, "forward", inputs, reps, upstream_args(threads))
         micro.ours_us, micro.upstream_us = ours.median_us, upstream.median_us
         micro.notes += [f"ours: {ours.note}"] if ours.note else []
         micro.notes += [f"upstream: {upstream.note}"] if upstream.note else []
@@ -784,13 +1337,25 @@ def bench_micro(sdk_runner: Path, upstream_runner: Path, work: Path, repeat: int
 
 
 def cpu_model() -> str:
+    """lscpu's model name, with the family / model numbers and the vector ISA (a VM may show only "AMD EPYC")."""
     try:
+        info: dict[str, str] = {}
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip(), value.strip())
     except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+        return platform.processor() or "unknown CPU"
+    flags = set(info.get("flags", "").split())
+    isa = [
+        name
+        for name, flag in (("AVX2", "avx2"), ("AVX-512", "avx512f"), ("VNNI", "avx512_vnni"), ("AMX", "amx_tile"))
+        if flag in flags
+    ]
+    if "avx512_vnni" not in flags and "avx_vnni" in flags:
+        isa.append("AVX-VNNI")
+    family = f"family {info['cpu family']} model {info['model']}" if "cpu family" in info and "model" in info else ""
+    extra = ", ".join(x for x in (family, " ".join(isa)) if x)
+    return info.get("model name", platform.processor() or "unknown CPU") + (f" ({extra})" if extra else "")
 
 
 def cell(value: float | None, fmt: str, missing: str = "n/a") -> str:
@@ -887,7 +1452,7 @@ def print_real_networks(tables: list[tuple[str, str, list[Row]]], extra: dict[st
     for v, ld in columns:
         values = [x for (m, vv, ll), x in ratio.items() if vv == v and ll == ld and x is not None]
         gm, worst = geomean(values), (max(values) if values else None)
-        key = (v, "idle" if ld == "idle" else "loaded")
+        key = (v, "idle" if ld.split()[0] == "idle" else "loaded")  # ld: the load, or "load Nt" (condition())
         target = TARGET_REAL.get(key)
         verdict = ""
         if target:
@@ -1024,10 +1589,52 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="run every fixture under this condition (repeatable; default: idle). "
         + "; ".join(f"{k}: {v[0]}" for k, v in LOADS.items()),
     )
+    parser.add_argument(
+        "--threads",
+        action="append",
+        type=int,
+        metavar="N",
+        help="threads for every runtime (ours: EXECUTORCH_NUM_THREADS, upstream: its pool resized, ORT: "
+        "intra_op_num_threads); repeatable, every condition is run at each (default: 2)",
+    )
+    parser.add_argument(
+        "--skip-fixtures",
+        action="store_true",
+        help="skip the committed fixtures (with --full-size: only the full-size networks)",
+    )
+    parser.add_argument("--skip-portable", action="store_true", help="skip the portable programs")
+    parser.add_argument(
+        "--ort",
+        action="store_true",
+        help="with --full-size: also export each network to ONNX (and the FULL_Q8 ones to ORT's static QDQ int8) "
+        "and time ONNX Runtime's CPU provider beside ours and upstream's XNNPACK (q8) programs",
+    )
+    parser.add_argument(
+        "--cold-start",
+        action="store_true",
+        help="with --full-size: cold start (fresh process to first output) and peak RSS of every network, idle",
+    )
+    parser.add_argument("--cold-runs", type=int, default=5, help="fresh processes per cold-start measurement")
+    parser.add_argument("--vit", action="store_true", help="with --full-size: ViT-B/16 too (long on few cores)")
+    parser.add_argument(
+        "--work-dir",
+        type=Path,
+        help="work in DIR (made if missing, kept afterwards) instead of a temporary directory, and reuse the "
+        "full-size programs an earlier run with the same options exported there (DIR/full/manifest.json)",
+    )
     args = parser.parse_args(argv)
     args.load = list(dict.fromkeys(args.load or ["idle"]))
+    args.threads = list(dict.fromkeys(args.threads or [2]))
     if args.repeat < 2:
         parser.error("--repeat must be at least 2 (the runners print a median only for N > 1)")
+    if any(n < 1 for n in args.threads):
+        parser.error("--threads must be at least 1")
+    if (args.ort or args.cold_start or args.vit) and not args.full_size:
+        parser.error("--ort, --cold-start and --vit need --full-size")
+    if args.ort and importlib.util.find_spec("onnxruntime") is None:
+        parser.error("--ort needs onnxruntime (and onnx, onnxscript) in this interpreter")
+    variants = ["xnnpack"] if args.skip_portable else ["portable", "xnnpack"]
+    multi = len(args.threads) > 1
 
     sdk_runner = args.sdk.resolve() / "bin" / "executorch_runner"
     if not sdk_runner.exists():
@@ -1043,15 +1650,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cpus": cpus,
         "upstream_executorch": importlib.metadata.version("executorch"),
         "repeat": args.repeat,
-        "ours_threads": os.environ.get("EXECUTORCH_NUM_THREADS", f"default ({cpus})"),
+        "threads": args.threads,
         "load_average_start": round(os.getloadavg()[0], 2),
     }
+    if args.ort:
+        header["onnxruntime"] = importlib.metadata.version("onnxruntime")
     print(
         f"# benchmark {header['date']}: {header['cpu']}, {cpus} CPUs, upstream executorch "
         f"{header['upstream_executorch']}, median of {args.repeat}"
     )
 
-    with tempfile.TemporaryDirectory(prefix="et-bench-") as tmp:
+    if args.work_dir:
+        args.work_dir.mkdir(parents=True, exist_ok=True)
+    with (
+        contextlib.nullcontext(str(args.work_dir.resolve()))
+        if args.work_dir
+        else tempfile.TemporaryDirectory(prefix="et-bench-")
+    ) as tmp:
         work = Path(tmp)
         print("building the upstream runner against the upstream wheel's C++ SDK ...", flush=True)
         upstream_runner = build_upstream_runner(work)
@@ -1059,30 +1674,72 @@ def main(argv: Sequence[str] | None = None) -> int:
         full: dict[str, Any] | None = None
         if args.full_size:
             print("exporting the full-size real networks ...", flush=True)
-            (work / "full").mkdir()
-            full = export_full_size(work / "full", args.only)
-        tables: list[tuple[str, str, list[Row]]] = []
-        quantized: list[tuple[str, list[Row]]] = []
-        for load in args.load:
-            with Load(load):
-                for variant in ("portable", "xnnpack"):
-                    print(f"running the {variant} programs ({load}) ...", flush=True)
-                    rows = bench_fixtures(
-                        sdk_runner, upstream_runner, variant, args.repeat, args.only, full, work / "full"
-                    )
-                    tables.append((variant, load, rows))
-                if not args.skip_quantized:
-                    print(f"running the quantized programs ({load}) ...", flush=True)
-                    quantized.append(
-                        (
-                            load,
-                            bench_quantized(sdk_runner, upstream_runner, args.repeat, args.only, full, work / "full"),
+            options = {
+                "only": sorted(args.only),
+                "variants": variants,
+                "quantized": not args.skip_quantized,
+                "ort": args.ort,
+                "vit": args.vit,
+            }
+            saved = work / "full" / "manifest.json"
+            if saved.exists():
+                full = json.loads(saved.read_text())
+                if full.get("options") != options:
+                    parser.error(f"{saved} was exported with other options ({full.get('options')}): remove {work}")
+                print(f"  reusing the programs exported into {saved.parent}", flush=True)
+            else:
+                shutil.rmtree(work / "full", ignore_errors=True)
+                (work / "full").mkdir()
+                full = export_full_size(work / "full", args.only, variants, not args.skip_quantized, args.ort, args.vit)
+                saved.write_text(json.dumps({**full, "options": options}, indent=1) + "\n")
+        tables: list[tuple[str, str, int | None, list[Row]]] = []
+        quantized: list[tuple[str, int | None, list[Row]]] = []
+        fixtures = not args.skip_fixtures
+        for threads in args.threads:
+            for load in args.load:
+                with Load(load):
+                    for variant in variants:
+                        print(f"running the {variant} programs ({load}, {threads} threads) ...", flush=True)
+                        rows = bench_fixtures(
+                            sdk_runner,
+                            upstream_runner,
+                            variant,
+                            args.repeat,
+                            args.only,
+                            full,
+                            work / "full",
+                            threads,
+                            args.ort,
+                            fixtures,
                         )
-                    )
+                        tables.append((variant, load, threads, rows))
+                    if not args.skip_quantized:
+                        print(f"running the quantized programs ({load}, {threads} threads) ...", flush=True)
+                        rows = bench_quantized(
+                            sdk_runner,
+                            upstream_runner,
+                            args.repeat,
+                            args.only,
+                            full,
+                            work / "full",
+                            threads,
+                            args.ort,
+                            fixtures,
+                        )
+                        quantized.append((load, threads, rows))
+        cold: list[ColdRow] = []
+        baseline: Cold | None = None
+        if args.cold_start and full:
+            print(f"measuring cold start and peak RSS (idle, {args.threads[0]} threads) ...", flush=True)
+            launcher = upstream_runner.parent / "rss_exec"
+            cold = bench_cold(
+                sdk_runner, upstream_runner, launcher, full, work / "full", args.threads[0], args.cold_runs, args.ort
+            )
+            baseline = python_baseline(launcher, args.cold_runs) if args.ort else None
         micros: list[Micro] = []
         blas, numpy_version = "", ""
         if not args.skip_micro:
-            micros, blas, numpy_version = bench_micro(sdk_runner, upstream_runner, work, args.repeat)
+            micros, blas, numpy_version = bench_micro(sdk_runner, upstream_runner, work, args.repeat, args.threads[0])
         py: dict[str, Any] | None = None
         if not args.skip_python:
             wheels = [args.wheel] if args.wheel else sorted((REPO_ROOT / "dist" / "wheels").glob(HOST_WHEEL))
@@ -1094,8 +1751,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     header["load_average_end"] = round(os.getloadavg()[0], 2)
     print(
         f"\n## Results {header['date']}\n\n{header['cpu']}, {cpus} CPUs available, 1-minute load average "
-        f"{header['load_average_start']} at the start and {header['load_average_end']} at the end; our thread "
-        f"pool: {header['ours_threads']} threads; upstream executorch {header['upstream_executorch']}."
+        f"{header['load_average_start']} at the start and {header['load_average_end']} at the end; threads "
+        f"(ours, upstream{', ORT' if args.ort else ''}): {', '.join(map(str, args.threads))}; upstream executorch "
+        f"{header['upstream_executorch']}" + (f"; onnxruntime {header['onnxruntime']}" if args.ort else "") + "."
     )
     # The load at the start is the other processes' (at the end it includes this benchmark's own threads).
     if cpus and header["load_average_start"] > 0.5 * cpus:
@@ -1115,16 +1773,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     for load in args.load:
         if load != "idle":
             print(f"\nLoaded runs ('{load}'): {LOADS[load][0]} ran beside both runners.")
-    for variant, load, rows in tables:
+    for variant, load, threads, rows in tables:
         title = "Portable programs (no delegate)" if variant == "portable" else "XNNPACK programs"
-        summary = print_table(f"{title}, {load}", rows, with_targets=variant == "portable" and load == "idle")
-        results.setdefault(load, {})[variant] = {"rows": [asdict(r) for r in rows], "summary": summary}
-    results["real_networks"] = print_real_networks(tables, full)
-    for load, rows in quantized:
+        cond = condition(load, threads, multi)
+        summary = print_table(f"{title}, {cond}", rows, with_targets=variant == "portable" and load == "idle")
+        results.setdefault(cond, {})[variant] = {"rows": [as_json(r) for r in rows], "summary": summary}
+    results["real_networks"] = print_real_networks(
+        [(v, condition(ld, th, multi), rows) for v, ld, th, rows in tables], full
+    )
+    for load, threads, rows in quantized:
         if rows:
-            fp32 = [r for variant, lo, rs in tables if lo == load for r in rs]
-            summary = print_quantized(load, rows, fp32)
-            results.setdefault(load, {})["quantized"] = {"rows": [asdict(r) for r in rows], "summary": summary}
+            cond = condition(load, threads, multi)
+            fp32 = [r for _v, lo, th, rs in tables if lo == load and th == threads for r in rs]
+            summary = print_quantized(cond, rows, fp32)
+            results.setdefault(cond, {})["quantized"] = {"rows": [as_json(r) for r in rows], "summary": summary}
+    if args.ort:
+        peers = [(v, ld, th, rows) for v, ld, th, rows in tables if v == "xnnpack"]
+        peers += [("xnnpack_q8", ld, th, [r for r in rows if r.variant == "xnnpack_q8"]) for ld, th, rows in quantized]
+        peers.sort(key=lambda t: (-(t[2] or 0), t[0], args.load.index(t[1])))
+        results["full_size_vs_peers"] = print_peers(peers, multi, header["cpu"])
+    if cold:
+        results["cold_start"] = {
+            "threads": args.threads[0],
+            "runs": args.cold_runs,
+            "rows": [asdict(r) for r in cold],
+            "python_onnxruntime_baseline": asdict(baseline) if baseline else None,
+            "summary": print_cold(cold, baseline, args.threads[0], args.cold_runs, header["cpu"]),
+        }
     if micros:
         print_micro(micros, blas, numpy_version)
         results["micro"] = {"blas": blas, "numpy_version": numpy_version, "rows": [asdict(m) for m in micros]}

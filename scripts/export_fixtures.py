@@ -896,16 +896,17 @@ def randomize_norms(module: nn.Module, gen: torch.Generator) -> None:
                 m.bias.copy_(torch.randn(m.bias.shape, generator=gen) * 0.1)
 
 
-def real_model_specs(full_size: bool = False) -> list[tuple[str, str, Any, tuple[int, ...]]]:
+def real_model_specs(full_size: bool = False, large: bool = False) -> list[tuple[str, str, Any, tuple[int, ...]]]:
     """(name, description, constructor, input shape) of the real-network fixtures.
 
     Widths, depths and class counts are reduced where the full network would make the committed fixtures large
     (every program holds its weights, twice per fixture); the layer types, strides and block structure are the
     real ones. ``full_size``: the published configurations at 224x224 with 1000 classes instead (what
-    ``scripts/benchmark.py --full-size`` exports into a temporary directory; never committed).
+    ``scripts/benchmark.py --full-size`` exports into a temporary directory; never committed), with ViT-B/16 too
+    when ``large`` (``--vit``: 86 M parameters, 17.6 GFLOP per image).
     """
     if full_size:
-        return full_size_specs()
+        return full_size_specs(large)
     tvm = import_torchvision()
     import timm
     from executorch.examples.models.mlperf_tiny.ds_cnn import DSCNNKWS
@@ -999,7 +1000,8 @@ def real_model_specs(full_size: bool = False) -> list[tuple[str, str, Any, tuple
     ]
 
 
-def full_size_specs() -> list[tuple[str, str, Any, tuple[int, ...]]]:
+def full_size_specs(large: bool = False) -> list[tuple[str, str, Any, tuple[int, ...]]]:
+    # New networks go at the end: build_real_models seeds each one by its position.
     tvm = import_torchvision()
     import timm
     from executorch.examples.models.mlperf_tiny.ds_cnn import DSCNNKWS
@@ -1017,12 +1019,14 @@ def full_size_specs() -> list[tuple[str, str, Any, tuple[int, ...]]]:
         ("deit_tiny", "timm deit_tiny_patch16_224", lambda: timm.create_model("deit_tiny_patch16_224"), img),
         ("kws_ds_cnn", "MLPerf Tiny DS-CNN", lambda: DSCNNKWS(), (1, 1, 49, 10)),
         ("w2l_conv1d", "Wav2Letter (width 250 / 2000)", lambda: Wav2Letter(), (1, 40, 400)),
-    ]
+        ("resnet50", "torchvision resnet50()", lambda: tvm.resnet50(), img),
+        ("deit_small", "timm deit_small_patch16_224", lambda: timm.create_model("deit_small_patch16_224"), img),
+    ] + ([("vit_b_16", "torchvision vit_b_16()", lambda: tvm.vit_b_16(), img)] if large else [])
 
 
-def build_real_models(full_size: bool = False) -> list[Fixture]:
+def build_real_models(full_size: bool = False, large: bool = False) -> list[Fixture]:
     fixtures: list[Fixture] = []
-    for seed, (name, description, make, shape) in enumerate(real_model_specs(full_size), start=100):
+    for seed, (name, description, make, shape) in enumerate(real_model_specs(full_size, large), start=100):
         torch.manual_seed(seed)
         gen = torch.Generator().manual_seed(seed + 1000)
         model = make()
