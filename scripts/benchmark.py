@@ -661,6 +661,20 @@ def time_ort(model: Path, inputs: Sequence[Path], repeat: int, threads: int) -> 
     return Timing(result["median_us"], load_method_us=result["session_us"])
 
 
+def with_ort(row: Row, fx: dict[str, Any], root: Path, inputs: list[Path], repeat: int, ort: bool, width: int) -> Row:
+    """Times ONNX Runtime on the row's network too (``ort``, where it has an ONNX model of the row's variant) and
+    prints the row."""
+    onnx = fx["files"].get(ORT_MODEL.get(row.variant, ""))
+    if ort and onnx:
+        row.ort = time_ort(root / onnx, inputs, repeat, row.threads or 1)
+    print(
+        f"  {row.variant:{width}s} {row.model:24s} ours {fmt_us(row.ours)}  upstream {fmt_us(row.upstream)}"
+        + (f"  ORT {fmt_us(row.ort)}" if ort and onnx else ""),
+        flush=True,
+    )
+    return row
+
+
 def bench_fixtures(
     sdk_runner: Path,
     upstream_runner: Path,
@@ -696,15 +710,7 @@ def bench_fixtures(
         if ours.median_us is not None and upstream.median_us:
             ratio = ours.median_us / upstream.median_us
         row = Row(row_name, variant, ours, upstream, ratio, fx["name"] in CONV_HEAVY, threads=threads)
-        onnx = fx["files"].get(ORT_MODEL.get(variant, ""))
-        if ort and onnx:
-            row.ort = time_ort(root / onnx, inputs, repeat, threads or 1)
-        rows.append(row)
-        print(
-            f"  {variant:8s} {row_name:24s} ours {fmt_us(ours)}  upstream {fmt_us(upstream)}"
-            + (f"  ORT {fmt_us(row.ort)}" if ort and onnx else ""),
-            flush=True,
-        )
+        rows.append(with_ort(row, fx, root, inputs, repeat, ort, width=8))
     return rows
 
 
@@ -755,15 +761,7 @@ def bench_quantized(
             upstream = time_runner(upstream_runner, pte, "forward", inputs, repeat, upstream_args(threads))
             ratio = ours.median_us / upstream.median_us if ours.median_us and upstream.median_us else None
             row = Row(fx["name"], variant, ours, upstream, ratio, threads=threads)
-            onnx = fx["files"].get(ORT_MODEL.get(variant, ""))
-            if ort and onnx:
-                row.ort = time_ort(root / onnx, inputs, repeat, threads or 1)
-            rows.append(row)
-            print(
-                f"  {variant:11s} {fx['name']:24s} ours {fmt_us(ours)}  upstream {fmt_us(upstream)}"
-                + (f"  ORT {fmt_us(row.ort)}" if ort and onnx else ""),
-                flush=True,
-            )
+            rows.append(with_ort(row, fx, root, inputs, repeat, ort, width=11))
     return rows
 
 
