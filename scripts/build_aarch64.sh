@@ -32,7 +32,7 @@ for tool in cmake:cmake ninja:ninja-build flatc:flatbuffers-compiler $triple-gcc
 done
 [ -f /usr/lib/$triple/cmake/GTest/GTestConfig.cmake ] ||
   die "GoogleTest for arm64 is missing (Debian package libgtest-dev:arm64): run scripts/setup.sh"
-pcre2=$repo/build/aarch64-pcre2/root/usr  # Debian's libpcre2-dev:arm64, unpacked by scripts/setup.sh
+pcre2=$repo/build/aarch64-pcre2/files/usr  # Debian's libpcre2-dev:arm64, unpacked by scripts/setup.sh
 [ -f "$pcre2/lib/$triple/libpcre2-8.a" ] ||
   die "PCRE2 for arm64 is missing ($pcre2/lib/$triple/libpcre2-8.a, from libpcre2-dev:arm64): run scripts/setup.sh"
 cache=$build/CMakeCache.txt

@@ -56,17 +56,17 @@ if [ "$(cat "$a64py/packages" 2>/dev/null)" != "$want" ]; then
   echo "$want" >"$a64py/packages"
 fi
 # PCRE2 for the aarch64 cross build (the C++ tokenizers of libexecutorch_llm link its static archive): Debian's
-# libpcre2-dev:arm64 unpacked into build/aarch64-pcre2/root (never installed: it depends on libc6:arm64, and an arm64
+# libpcre2-dev:arm64 unpacked into build/aarch64-pcre2/files (never installed: it depends on libc6:arm64, and an arm64
 # libc in the multiarch directories breaks the QEMU runs, as above). scripts/build_aarch64.sh points CMake at it.
 a64pcre=build/aarch64-pcre2
-want="libpcre2-dev $(apt-cache policy libpcre2-dev:arm64 | sed -n 's/ *Candidate: //p')"
+want="libpcre2-dev (files/) $(apt-cache policy libpcre2-dev:arm64 | sed -n 's/ *Candidate: //p')"
 if [ "$(cat "$a64pcre/packages" 2>/dev/null)" != "$want" ]; then
-  echo "setup: unpacking Debian's arm64 PCRE2 into $a64pcre/root"
-  rm -rf "$a64pcre" && mkdir -p "$a64pcre/debs" "$a64pcre/root"
+  echo "setup: unpacking Debian's arm64 PCRE2 into $a64pcre/files"
+  rm -rf "$a64pcre" && mkdir -p "$a64pcre/debs" "$a64pcre/files"
   (cd "$a64pcre/debs" && apt-get download -qq libpcre2-dev:arm64 2>&1 | grep -v unsandboxed >&2 || true)
   ls "$a64pcre"/debs/*.deb >/dev/null 2>&1 ||
     { echo "setup: error: apt-get download of libpcre2-dev (arm64) failed (apt-get update?)" >&2; exit 1; }
-  dpkg -x "$a64pcre"/debs/*.deb "$a64pcre/root"
+  dpkg -x "$a64pcre"/debs/*.deb "$a64pcre/files"
   echo "$want" >"$a64pcre/packages"
 fi
 # The CUDA toolkit (nvcc) is not a Debian package here: scripts/build_sdk.sh builds the CUDA delegate when it finds
