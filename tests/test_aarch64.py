@@ -163,6 +163,14 @@ def test_xnnpack_payload_damage_fails_cleanly(qemu: list[str], a64_build: Path) 
     assert gtest_passed(proc) >= 3
 
 
+def test_xnnpack_weights_held_once(qemu: list[str], a64_build: Path) -> None:
+    # Weights released after packing and buffers shared on the NEON / dotprod paths (tests/test_xnnpack.py).
+    exe = built_program(a64_build, "xnnpack_memory_test", BUILD_AARCH64)
+    proc = subprocess.run([*qemu, str(exe), str(FIXTURES)], capture_output=True, text=True, env=quiet(), timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert gtest_passed(proc) == 2
+
+
 def test_every_fixture_is_covered() -> None:
     assert {c.fixture for c in PORTABLE} == {fx["name"] for fx in MANIFEST["fixtures"]}
     assert {c.fixture for c in XNNPACK} == {fx["name"] for fx in MANIFEST["fixtures"] if "xnnpack" in fx["files"]}

@@ -99,6 +99,20 @@ def test_cpu_base_kernels_on_every_isa_path(release_build: Path, isa: str) -> No
     assert gtest_passed(proc) >= 6
 
 
+@pytest.mark.parametrize("isa", ["native", "baseline"])
+def test_weights_held_once_and_buffers_shared(release_build: Path, isa: str) -> None:
+    # The heap a loaded program holds (glibc's count, so the release build, not ASan's allocator): weights packed at
+    # init are not kept a second time (fp32 named data, int8 weights' float copies), and the delegate calls of a
+    # transformer split by its LayerNorms share one set of intermediate buffers.
+    env = dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal")
+    if isa != "native":
+        env["EXECUTORCH_GEMM_ISA"] = isa
+    exe = built_program(release_build, "xnnpack_memory_test", BUILD_SDK)
+    proc = subprocess.run([str(exe), str(FIXTURES)], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert gtest_passed(proc) == 2
+
+
 FUSED = [
     ("mobilenet_v3", "Hardswish"),
     ("tv_mobilenet_v3_small", "Hardswish"),

@@ -168,6 +168,14 @@ struct Node {
   float lut_base = 0.f;
 };
 
+// Every live graph holds one: the workspaces (interpreter.cpp) are released when the last graph is destroyed.
+struct WorkspaceUser {
+  WorkspaceUser();
+  ~WorkspaceUser();
+  WorkspaceUser(const WorkspaceUser&) = delete;
+  WorkspaceUser& operator=(const WorkspaceUser&) = delete;
+};
+
 struct Graph {
   std::vector<Value> values;
   std::vector<Node> nodes;
@@ -180,9 +188,12 @@ struct Graph {
   std::vector<const float*> ptrs;
   // Intermediate values share buffers by liveness (assigned once at prepare): a value's buffer is reused by a
   // later node once its last reader has run, so a deep network touches a few cache-resident buffers instead of
-  // one fresh buffer per node. slot_of[value] is -1 for constants and external inputs.
+  // one fresh buffer per node. slot_of[value] is -1 for constants and external inputs. The buffers themselves
+  // belong to a Workspace, shared by every graph (execute_graph): slots points at its buffers during a call.
   std::vector<int> slot_of;
-  std::vector<etk::aligned_vector<float>> slots;
+  size_t num_slots = 0;
+  std::vector<etk::aligned_vector<float>>* slots = nullptr;
+  WorkspaceUser workspace_user;
   // kDynamic values: the scale of each row, written by the node that quantizes them (per call).
   std::vector<std::vector<float>> row_scale;
   std::vector<std::vector<float>> row_offset;                // and of each row, zero_point + 128 (its u8 = q + 128)
@@ -272,6 +283,11 @@ void requantize_output(const Node& n, float* y, int64_t total);
 void pack_blockwise_weights(Graph& g);
 // A kOnePass node's output (`def`: its kind's).
 Error run_one_pass(Graph& g, const NodeKindDef& def, const Node& n, float* y, int64_t total);
+
+// Whether node n reads constant `value` only through the copy its kind packed at prepare (filter and bias packed
+// for the GEMM, a depthwise filter copied onto cache lines), so that its loaded storage may be released
+// (nodes/gemm.cpp).
+bool packed_at_prepare(const Node& n, int value);
 
 // Executes the graph on the DelegateCall's args (inputs and outputs by external id).
 Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EValue*> args);

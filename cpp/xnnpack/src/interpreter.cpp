@@ -8,6 +8,7 @@
 #include <cstring>
 #include <chrono>
 #include <cstdlib>
+#include <memory>
 
 #include <executorch/runtime/kernel/kernel_includes.h>
 
@@ -83,17 +84,17 @@ Error run_graph(Graph& g, bool do_compute) {
     g.shapes[n.out] = so;
     if (!do_compute) continue;
     if (n.fused_away) {
-      if (n.elided_concat) g.ptrs[n.out] = g.slots[static_cast<size_t>(g.slot_of[n.out])].data();
+      if (n.elided_concat) g.ptrs[n.out] = (*g.slots)[static_cast<size_t>(g.slot_of[n.out])].data();
       continue;
     }
     float* y = nullptr;
     if (n.into >= 0) {  // channels of an elided concatenation: its buffer, sized here by the first writer
-      etk::aligned_vector<float>& buf = g.slots[static_cast<size_t>(g.slot_of[n.into])];
+      etk::aligned_vector<float>& buf = (*g.slots)[static_cast<size_t>(g.slot_of[n.into])];
       const size_t need = static_cast<size_t>(so.back() > 0 ? total / so.back() * n.out_stride : 0);
       if (buf.size() < need) buf.resize(need);
       y = buf.data() + n.out_offset;
     } else {
-      etk::aligned_vector<float>& buf = g.slots[static_cast<size_t>(g.slot_of[n.out])];
+      etk::aligned_vector<float>& buf = (*g.slots)[static_cast<size_t>(g.slot_of[n.out])];
       if (buf.size() < static_cast<size_t>(total)) buf.resize(static_cast<size_t>(total));
       y = buf.data();
     }
@@ -206,7 +207,7 @@ void assign_slots(Graph& g) {
       if (v >= 0 && last[static_cast<size_t>(v)] == static_cast<int64_t>(i)) release(v);
     if (n.into < 0 && last[out] < static_cast<int64_t>(i)) release(n.out);  // never read
   }
-  g.slots.assign(slot_numel.size(), etk::aligned_vector<float>());
+  g.num_slots = slot_numel.size();
 }
 
 // A depthwise convolution with a channel multiplier (e.g. a stem over a 1-channel input, groups == 1, 64 outputs)
@@ -440,7 +441,98 @@ void elide_concats(Graph& g) {
   }
 }
 
+// The nodes that name each constant (in any role), in order.
+std::vector<std::vector<size_t>> constant_readers(const Graph& g) {
+  std::vector<std::vector<size_t>> readers(g.values.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    auto add = [&](int v) {
+      if (v < 0 || g.values[static_cast<size_t>(v)].data == nullptr) return;
+      std::vector<size_t>& r = readers[static_cast<size_t>(v)];
+      if (r.empty() || r.back() != i) r.push_back(i);
+    };
+    for (int k = 0; k < n.nin; ++k) add(n.in[k]);
+    for (int v : {n.filter, n.bias, n.post_input, n.silu_input, n.into}) add(v);
+  }
+  return readers;
+}
+
+// Releases constant v's loaded storage (its copy in g.owned, or its named data in g.held) once every node naming it
+// reads only the copy it packed (packed_at_prepare), so weights are held once, packed, and the loaded ones go as
+// their last reader is packed rather than all at the end. Storage another value still points at stays.
+void release_if_packed(Graph& g, const std::vector<size_t>& readers, int vi) {
+  Value& v = g.values[static_cast<size_t>(vi)];
+  if (v.data == nullptr || v.external_id >= 0) return;
+  for (size_t i : readers)
+    if (!packed_at_prepare(g.nodes[i], vi)) return;
+  for (size_t j = 0; j < g.values.size(); ++j)
+    if (j != static_cast<size_t>(vi) && g.values[j].data == v.data) return;
+  for (etk::aligned_vector<float>& o : g.owned)
+    if (o.data() == v.data) etk::aligned_vector<float>().swap(o);
+  for (executorch::runtime::FreeableBuffer& h : g.held)
+    if (h.data() == v.data) h.Free();
+  v.data = nullptr;
+  g.ptrs[static_cast<size_t>(vi)] = nullptr;
+}
+
+// The buffers of one execution's intermediate values (Graph::slots), shared by every graph of the process: an
+// execution takes a workspace from the pool and gives it back after, so a program split into many delegate calls (a
+// transformer whose LayerNorms run outside the delegate has one graph per block) holds one set of buffers, not one
+// per graph, while concurrent executions take different workspaces. Emptied when the last graph is destroyed.
+struct WorkspacePool {
+  std::mutex mu;
+  std::vector<std::unique_ptr<std::vector<etk::aligned_vector<float>>>> free;
+  size_t users = 0;
+};
+
+WorkspacePool& workspace_pool() {
+  static WorkspacePool* pool = new WorkspacePool();  // never destroyed: graphs may outlive static destructors
+  return *pool;
+}
+
+class WorkspaceLease {
+ public:
+  explicit WorkspaceLease(size_t num_slots) {
+    WorkspacePool& p = workspace_pool();
+    {
+      std::lock_guard<std::mutex> lock(p.mu);
+      if (!p.free.empty()) {
+        ws_ = std::move(p.free.back());
+        p.free.pop_back();
+      }
+    }
+    if (ws_ == nullptr) ws_ = std::make_unique<std::vector<etk::aligned_vector<float>>>();
+    if (ws_->size() < num_slots) ws_->resize(num_slots);
+  }
+  ~WorkspaceLease() {
+    WorkspacePool& p = workspace_pool();
+    std::lock_guard<std::mutex> lock(p.mu);
+    p.free.push_back(std::move(ws_));
+  }
+  WorkspaceLease(const WorkspaceLease&) = delete;
+  WorkspaceLease& operator=(const WorkspaceLease&) = delete;
+  std::vector<etk::aligned_vector<float>>* get() const { return ws_.get(); }
+
+ private:
+  std::unique_ptr<std::vector<etk::aligned_vector<float>>> ws_;
+};
+
 }  // namespace
+
+WorkspaceUser::WorkspaceUser() {
+  WorkspacePool& p = workspace_pool();
+  std::lock_guard<std::mutex> lock(p.mu);
+  ++p.users;
+}
+
+WorkspaceUser::~WorkspaceUser() {
+  WorkspacePool& p = workspace_pool();
+  std::vector<std::unique_ptr<std::vector<etk::aligned_vector<float>>>> drop;
+  {
+    std::lock_guard<std::mutex> lock(p.mu);
+    if (--p.users == 0) drop.swap(p.free);
+  }
+}
 
 Error prepare_graph(Graph& g) {
   elide_layout_round_trips(g);
@@ -464,9 +556,14 @@ Error prepare_graph(Graph& g) {
   elide_concats(g);
   assign_slots(g);
   pack_blockwise_weights(g);
-  for (Node& n : g.nodes) {
+  const std::vector<std::vector<size_t>> readers = constant_readers(g);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
     const NodeKindDef* def = node_def(n.kind);
     if (def != nullptr && def->prepare != nullptr && n.qb.N == 0 && n.qb4.N == 0) def->prepare(g, n);
+    for (int v : {n.filter, n.bias})
+      if (v >= 0 && !readers[static_cast<size_t>(v)].empty() && readers[static_cast<size_t>(v)].back() == i)
+        release_if_packed(g, readers[static_cast<size_t>(v)], v);
   }
   return Error::Ok;
 }
@@ -486,6 +583,8 @@ Error execute_graph(Graph& g, executorch::runtime::Span<executorch::runtime::EVa
   using executorch::aten::ScalarType;
   using executorch::aten::Tensor;
   std::lock_guard<std::mutex> lock(g.mu);
+  const WorkspaceLease workspace(g.num_slots);
+  g.slots = workspace.get();
   for (size_t i = 0; i < g.values.size(); ++i) {
     const Value& v = g.values[i];
     if (v.data != nullptr) {

@@ -519,6 +519,30 @@ void pack_fully_connected_4bit(Graph& g, Node& n, const std::vector<int>& reader
   }
 }
 
+}  // namespace
+
+bool packed_at_prepare(const Node& n, int value) {
+  if (n.qmode != QMode::kNone && n.qmode != QMode::kRequant && n.qmode != QMode::kDynamicGemm) return false;
+  if ((value != n.filter && value != n.bias) || n.filter == n.bias || n.in[0] == value || n.post_input == value)
+    return false;
+  switch (n.kind) {
+    case NodeKind::FullyConnected:
+    case NodeKind::Conv2d:
+      // The int8 GEMM's weights hold a requantizing node's bias too; a kDynamicGemm node adds its bias per call.
+      if (n.qb.N > 0) return value == n.filter || n.qmode == QMode::kRequant;
+      if (n.qb4.N > 0) return value == n.filter;
+      return !n.packed.empty();
+    case NodeKind::DepthwiseConv2d:
+      return !n.dw_weights.empty();
+    case NodeKind::ConvTranspose2d:  // its bias is added per call
+      return value == n.filter && !n.packed.empty();
+    default:
+      return false;
+  }
+}
+
+namespace {
+
 // The rows' scales and offsets of a dynamically quantized input (per call), checked against its M rows.
 Error dynamic_rows(const Graph& g, const Node& n, int64_t M, const Shape& si, const float** rs, const float** ro) {
   const std::vector<float>& s = g.row_scale[static_cast<size_t>(n.in[0])];
@@ -722,9 +746,9 @@ Error run_depthwise_conv2d(Graph& g, Node& n, const Shape& so, float* y) {
   ET_CHECK_OK_OR_RETURN_ERROR(bind_post_input(g, n, so));
   const float* w = g.ptrs[n.filter];
   const float* bias = n.bias >= 0 ? g.ptrs[n.bias] : nullptr;
-  if (!n.dw_weights.empty()) {
+  if (!n.dw_weights.empty()) {  // filter and bias copied at prepare (their loaded storage may be released)
     w = n.dw_weights.data();
-    if (bias != nullptr) bias = w + depthwise_bias_offset(numel_of(g.values[n.filter].dims));
+    bias = n.bias >= 0 ? w + depthwise_bias_offset(numel_of(g.values[n.filter].dims)) : nullptr;
   }
   depthwise(n, g.shapes[n.in[0]], g.ptrs[n.in[0]], w, bias, so, y);
   return Error::Ok;
