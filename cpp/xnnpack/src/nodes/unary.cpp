@@ -129,21 +129,42 @@ Error infer_softmax(const Graph& g, const Node& n, Shape* out) {
   return Error::Ok;
 }
 
+// Softmax over rows of c floats: the max, exp(x - max) (fast_expf, so the loop vectorizes), their sum and the
+// scaling, the max and the sum in 16 partial lanes (vector lanes: no reassociation needed). NaN rows give NaN.
+template <typename F>
+inline __attribute__((always_inline)) void softmax_rows_impl(const float* a, float* y, int64_t rows, int64_t c, F) {
+  constexpr int64_t kLanes = 16;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = a + r * c;
+    float* o = y + r * c;
+    float lane[kLanes];
+    for (int64_t k = 0; k < kLanes; ++k) lane[k] = -INFINITY;
+    int64_t j = 0;
+    for (; j + kLanes <= c; j += kLanes)
+      for (int64_t k = 0; k < kLanes; ++k) lane[k] = x[j + k] > lane[k] ? x[j + k] : lane[k];
+    float mx = -INFINITY;
+    for (; j < c; ++j) mx = x[j] > mx ? x[j] : mx;
+    for (int64_t k = 0; k < kLanes; ++k) mx = lane[k] > mx ? lane[k] : mx;
+    for (j = 0; j < c; ++j) o[j] = etk::fast_expf(x[j] - mx);
+    for (int64_t k = 0; k < kLanes; ++k) lane[k] = 0.f;
+    for (j = 0; j + kLanes <= c; j += kLanes)
+      for (int64_t k = 0; k < kLanes; ++k) lane[k] += o[j + k];
+    float sum = 0.f;
+    for (; j < c; ++j) sum += o[j];
+    for (int64_t k = 0; k < kLanes; ++k) sum += lane[k];
+    const float inv = 1.f / sum;
+    for (j = 0; j < c; ++j) o[j] *= inv;
+  }
+}
+ETK_ISA_DISPATCH(softmax_rows, (const float* a, float* y, int64_t rows, int64_t c, F f), (a, y, rows, c, f))
+
 Error run_softmax(Graph& g, Node& n, const Shape& so, float* y) {
   const Shape& sa = g.shapes[n.in[0]];
   const float* a = g.ptrs[n.in[0]];
   const int64_t total = numel_of(so);
   const int64_t c = sa.back(), rows = total / c;
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* x = a + r * c;
-    float* o = y + r * c;
-    float mx = -INFINITY;
-    for (int64_t j = 0; j < c; ++j) mx = std::max(mx, x[j]);
-    float sum = 0.f;
-    for (int64_t j = 0; j < c; ++j) sum += (o[j] = std::exp(x[j] - mx));
-    const float inv = 1.f / sum;
-    for (int64_t j = 0; j < c; ++j) o[j] *= inv;
-  }
+  parallel_rows(rows, c * kTranscendentalCost,
+                [&](int64_t r0, int64_t r1) { softmax_rows(a + r0 * c, y + r0 * c, r1 - r0, c, 0); });
   return apply_output_range(n, y, total);
 }
 
