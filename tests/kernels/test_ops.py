@@ -233,6 +233,14 @@ ok(
     (cond, bi1[:2, :3, None].repeat(4, 2), np.array(7, i64), Out(i64, a.shape)),
     np.where(cond, bi1[:2, :3, None].repeat(4, 2), 7),
 )
+# A row mask (one condition per row, broadcast along it: the safe softmax of exported attention) picks whole rows,
+# in each element size.
+row = np.array([[[True], [False], [True]], [[False], [True], [False]]])
+for dt in (f32, np.float64, u8, np.int16):
+    x, y = a.astype(dt), b.astype(dt)
+    ok(f"where-rows-{np.dtype(dt).name}", "aten::where.self_out", (row, x, y, like(x)), np.where(row, x, y))
+ok("logical_and-bcast", "aten::logical_and.out", (ba, bb[:1], like(ba)), ba & bb[:1])
+ok("any-u8", "aten::any.out", (ba.astype(u8) * 3, 1, True, Out(b8, (3, 1))), ba.any(1, keepdims=True))
 bad("where-float-cond", "aten::where.self_out", (a, a, b, like(a)), r"argument 0 \(condition\) has dtype Float")
 mask = r(3, 4, dtype=b8)
 ok("masked_fill", "aten::masked_fill.Scalar_out", (a, mask, -1e9, like(a)), np.where(mask, f32(-1e9), a))

@@ -178,6 +178,10 @@ bool try_flat(const Tensor& out, const Operand* const* ins, const Shape& shape, 
   }
   if (!is_contiguous(out)) return false;
   if constexpr (kind == MapKind::kCompare) {
+    if (it == ScalarType::Bool) {  // logical operators on masks: read as bytes (any nonzero byte is true)
+      flat_run<bool, uint8_t, NIN>(out, ins, full, n, f);
+      return true;
+    }
     return dispatch_typed(it, [&](auto t) {
       using T = decltype(t);
       flat_run<bool, T, NIN>(out, ins, full, n, f);
@@ -235,6 +239,9 @@ void elementwise(KernelRuntimeContext& ctx, const Tensor& out, const Operand* co
           using T = decltype(t);
           detail::map_typed<T, T, NIN>(L, ops, f);
         });
+    } else if (out.scalar_type() == ScalarType::Bool && it == ScalarType::Bool) {
+      detail::map_typed<bool, uint8_t, NIN>(L, ops, f);
+      done = true;
     } else {
       if (out.scalar_type() == ScalarType::Bool)
         done = detail::dispatch_typed(it, [&](auto t) {

@@ -22,7 +22,9 @@ void any_impl(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, co
       p,
       [=](int64_t oo, auto reduce) {
         bool acc = false;
-        if (is_floating(it)) {
+        if (ies == 1 && (it == ScalarType::Bool || it == ScalarType::Byte || it == ScalarType::Char)) {  // masks
+          reduce([&](int64_t off) { acc = acc || ib[off] != 0; });
+        } else if (is_floating(it)) {
           reduce([&](int64_t off) { acc = acc || load_as<double>(ib + off * ies, it) != 0.0; });
         } else {
           reduce([&](int64_t off) { acc = acc || load_as<int64_t>(ib + off * ies, it) != 0; });

@@ -3,6 +3,30 @@
 
 namespace etk {
 
+// where over one dtype, its elements copied as T (of their size): a run whose condition is one element (broadcast
+// along it, as a row mask is) copies one source.
+template <typename T>
+void where_copy(const Loop<4>& L, char* obase, const char* cb, const char* ab, const char* bb) {
+  L.run([=](int64_t n, const int64_t* off, const int64_t* st) {
+    T* o = reinterpret_cast<T*>(obase) + off[0];
+    const uint8_t* c = reinterpret_cast<const uint8_t*>(cb) + off[1];
+    const T* a = reinterpret_cast<const T*>(ab) + off[2];
+    const T* b = reinterpret_cast<const T*>(bb) + off[3];
+    const int64_t so = st[0], sc = st[1], sa = st[2], sb = st[3];
+    if (sc == 0) {
+      const T* src = c[0] != 0 ? a : b;
+      const int64_t ss = c[0] != 0 ? sa : sb;
+      if (so == 1 && ss == 1) {
+        std::memcpy(o, src, static_cast<size_t>(n) * sizeof(T));
+        return;
+      }
+      for (int64_t i = 0; i < n; ++i) o[i * so] = src[i * ss];
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) o[i * so] = c[i * sc] != 0 ? a[i * sa] : b[i * sb];
+  });
+}
+
 ET_KERNEL_OP("aten::where.self_out", where_self_out,
              "(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
 void where_self_out(KernelRuntimeContext& ctx, Args args) {
@@ -37,9 +61,16 @@ void where_self_out(KernelRuntimeContext& ctx, Args args) {
                 shape_string(shape.d, shape.ndim).c_str());
   if (L.numel == 0) return;
   if (oa.dtype == t && ob.dtype == t) {
+    const char *cb = oc.data, *ab = oa.data, *bb = ob.data;
+    switch (oo.esize) {
+      case 1: return where_copy<uint8_t>(L, oo.data, cb, ab, bb);
+      case 2: return where_copy<uint16_t>(L, oo.data, cb, ab, bb);
+      case 4: return where_copy<uint32_t>(L, oo.data, cb, ab, bb);
+      case 8: return where_copy<uint64_t>(L, oo.data, cb, ab, bb);
+      default: break;
+    }
     const int64_t es = oo.esize;
     char* obase = oo.data;
-    const char *cb = oc.data, *ab = oa.data, *bb = ob.data;
     L.run([=](int64_t n, const int64_t* off, const int64_t* st) {
       for (int64_t i = 0; i < n; ++i) {
         const bool cv = reinterpret_cast<const uint8_t*>(cb)[off[1] + i * st[1]] != 0;
