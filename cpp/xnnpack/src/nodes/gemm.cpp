@@ -404,10 +404,13 @@ void bmm(const Node& n, const Shape& sa, const float* a, const Shape& sb, const 
     }
     return off * mat;
   };
-  // One GEMM per batch (B [K, N], or [N, K] transposed); batches over the pool when there are several and enough
-  // work, else the GEMM itself may use the pool.
+  // One GEMM per batch (B [K, N], or [N, K] transposed); batches over the pool when they split evenly over its
+  // threads (or are many) and there is enough work, else the GEMM itself may use the pool (3 attention heads on 2
+  // threads would leave one thread idle a third of the time).
   const bool clamp = n.out_min > -INFINITY || n.out_max < INFINITY;
-  const bool over_batches = batches > 1 && static_cast<double>(batches * M) * N * K >= etk::parallel_min_flops();
+  const int64_t threads = std::max<int64_t>(1, executorch::extension::get_thread_count());
+  const bool over_batches = batches > 1 && (batches % threads == 0 || batches >= 4 * threads) &&
+                            static_cast<double>(batches * M) * N * K >= etk::parallel_min_flops();
   auto one = [&](int64_t bi, bool par) {
     const float* pa = a + offset(bi, sa, ra, M * K);
     const float* pb = b + offset(bi, sb, rb, K * N);
