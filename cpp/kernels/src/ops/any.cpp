@@ -23,7 +23,7 @@ void any_impl(KernelRuntimeContext& ctx, const Tensor& in, const Tensor& out, co
       [=](int64_t oo, auto reduce) {
         bool acc = false;
         if (ies == 1 && (it == ScalarType::Bool || it == ScalarType::Byte || it == ScalarType::Char)) {  // masks
-          reduce([&](int64_t off) { acc = acc || ib[off] != 0; });
+          reduce([&](int64_t off) { acc = acc | (ib[off] != 0); });  // no branch: the loop vectorizes
         } else if (is_floating(it)) {
           reduce([&](int64_t off) { acc = acc || load_as<double>(ib + off * ies, it) != 0.0; });
         } else {
