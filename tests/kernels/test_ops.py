@@ -1170,6 +1170,20 @@ ok(
     rtol=1e-4,
     atol=1e-5,
 )
+# Rows of 8 lanes and a tail (the partial sums' split), normalized over two dims, no weight or bias.
+lx2 = r(3, 4, 5) + 3
+mu2 = lx2.reshape(3, 20).mean(-1).reshape(3, 1, 1)
+rs2 = 1 / np.sqrt(lx2.reshape(3, 20).var(-1).reshape(3, 1, 1) + 1e-5)
+ok(
+    "layer_norm-2d-tail",
+    "aten::native_layer_norm.out",
+    (lx2, Ints([4, 5]), None, None, 1e-5, like(lx2), Out(f32, (3, 1, 1)), Out(f32, (3, 1, 1))),
+    (lx2 - mu2) * rs2,
+    mu2,
+    rs2,
+    rtol=1e-4,
+    atol=1e-5,
+)
 bad(
     "layer_norm-bad-shape",
     "aten::native_layer_norm.out",
