@@ -151,7 +151,7 @@ namespace {
 
 // Gives every node output a buffer slot, reusing the slot of a value whose last reader has already run (best fit
 // by the serialized size). Graph outputs keep their slot to the end; a node's output never shares a slot with one
-// of its own inputs.
+// of its own inputs, except a reshape's (below).
 void assign_slots(Graph& g) {
   const size_t nv = g.values.size();
   std::vector<int64_t> last(nv, -1);
@@ -177,6 +177,16 @@ void assign_slots(Graph& g) {
     if (n.out < 0) continue;
     // A convolution writing into an elided concatenation takes (the first time) the concatenation's slot.
     const size_t out = static_cast<size_t>(n.into >= 0 ? n.into : n.out);
+    // A reshape (the same floats under another shape) whose input dies here takes over the input's slot, so
+    // run_copy has nothing to copy.
+    const int in0 = n.nin == 1 ? n.in[0] : -1;
+    if (n.kind == NodeKind::StaticReshape && n.into < 0 && g.slot_of[out] < 0 && in0 >= 0 &&
+        (n.qmode == QMode::kNone || n.qmode == QMode::kPassthrough) && g.slot_of[static_cast<size_t>(in0)] >= 0 &&
+        last[static_cast<size_t>(in0)] == static_cast<int64_t>(i) && !released[static_cast<size_t>(in0)] &&
+        !g.values[static_cast<size_t>(in0)].is_output) {
+      g.slot_of[out] = g.slot_of[static_cast<size_t>(in0)];
+      released[static_cast<size_t>(in0)] = true;  // its slot lives on as the reshape's
+    }
     if (g.slot_of[out] < 0) {
       const int64_t need = numel_of(g.shapes[out]);
       // The smallest free slot that fits, else the largest one (it grows the least).

@@ -83,7 +83,8 @@ void strides_of(const Shape& s, int64_t* st) {
 
 Error run_copy(Graph& g, Node& n, const Shape& so, float* y) {
   const int64_t total = numel_of(so);
-  if (total > 0) std::memcpy(y, g.ptrs[n.in[0]], static_cast<size_t>(total) * sizeof(float));
+  // A reshape may write in place (assign_slots gives it its dying input's buffer).
+  if (total > 0 && y != g.ptrs[n.in[0]]) std::memcpy(y, g.ptrs[n.in[0]], static_cast<size_t>(total) * sizeof(float));
   return apply_output_range(n, y, total);
 }
 
