@@ -64,7 +64,12 @@ struct Quant {
 
 struct Value {
   Shape dims;                   // as serialized (example shapes for non-constants)
-  const float* data = nullptr;  // constants only
+  const float* data = nullptr;  // constants only: their floats (see pending; null once released after packing)
+  bool constant = false;        // a constant of the payload (or a rewrite's copy of one)
+  // An 8-bit quantized constant's bytes as loaded (data null): only the nodes that need its floats get them
+  // (materialize_pending, after the quantization plan); the int8 GEMM packs from these bytes, a layer at a time,
+  // so the weights are never all expanded to floats at once.
+  std::vector<uint8_t> pending;
   int64_t external_id = -1;     // position in the DelegateCall args, or -1
   bool is_input = false;
   bool is_output = false;
@@ -283,6 +288,11 @@ void requantize_output(const Node& n, float* y, int64_t total);
 void pack_blockwise_weights(Graph& g);
 // A kOnePass node's output (`def`: its kind's).
 Error run_one_pass(Graph& g, const NodeKindDef& def, const Node& n, float* y, int64_t total);
+
+// A constant's floats (q - zero_point for quantized ones): its data, or its pending bytes converted into `tmp`.
+const float* constant_floats(const Value& v, std::vector<float>* tmp);
+// Gives a pending constant its floats for good (v.data, in g.owned).
+const float* materialize(Graph& g, Value& v);
 
 // Whether node n reads constant `value` only through the copy its kind packed at prepare (filter and bias packed
 // for the GEMM, a depthwise filter copied onto cache lines), so that its loaded storage may be released

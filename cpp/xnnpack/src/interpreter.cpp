@@ -226,18 +226,20 @@ void assign_slots(Graph& g) {
 void depthwise_multiplier_to_conv(Graph& g) {
   for (Node& n : g.nodes) {
     if (n.kind != NodeKind::DepthwiseConv2d || n.gic != 1 || n.goc <= 1 || n.filter < 0) continue;
-    const Value& f = g.values[static_cast<size_t>(n.filter)];
+    Value& f = g.values[static_cast<size_t>(n.filter)];
     const int64_t T = int64_t{n.kh} * n.kw, OC = int64_t{n.groups} * n.goc;
-    if (f.data == nullptr || f.dims != Shape{1, n.kh, n.kw, OC}) continue;  // infer_conv reports a bad filter
+    if (!f.constant || f.dims != Shape{1, n.kh, n.kw, OC}) continue;  // infer_conv reports a bad filter
+    const float* fd = materialize(g, f);
     etk::aligned_vector<float> ohwi(static_cast<size_t>(T * OC));
     for (int64_t t = 0; t < T; ++t)
-      for (int64_t o = 0; o < OC; ++o) ohwi[static_cast<size_t>(o * T + t)] = f.data[t * OC + o];
+      for (int64_t o = 0; o < OC; ++o) ohwi[static_cast<size_t>(o * T + t)] = fd[t * OC + o];
     g.owned.push_back(std::move(ohwi));
     Value w;
     w.q = f.q;
     if (w.q.kind == QKind::kChannel) w.q.channel_dim = 0;
     w.dims = {OC, n.kh, n.kw, 1};
     w.data = g.owned.back().data();
+    w.constant = true;
     n.filter = static_cast<int>(g.values.size());
     if (n.in[1] >= 0) n.in[1] = n.filter;
     g.values.push_back(std::move(w));
@@ -350,7 +352,7 @@ void elide_layout_round_trips(Graph& g) {
   const std::vector<int>&readers = use.readers, &producer = use.producer;
   auto plain = [&](int v) {
     const Value& val = g.values[static_cast<size_t>(v)];
-    return val.q.kind == QKind::kNone && val.data == nullptr;
+    return val.q.kind == QKind::kNone && !val.constant;
   };
   // A value inside the chain: read only by the next node of the chain, not a graph input or output.
   auto inner = [&](int v) {
@@ -448,6 +450,27 @@ void elide_concats(Graph& g) {
     }
     c.fused_away = true;
     c.elided_concat = true;
+  }
+}
+
+// After the quantization plan: an 8-bit constant that every node naming it packed for the int8 GEMM
+// (packed_at_prepare) is never expanded (its bytes dropped); the others get their floats now.
+void materialize_pending(Graph& g) {
+  std::vector<bool> needed(g.values.size(), false);
+  for (const Node& n : g.nodes) {
+    auto use = [&](int v) {
+      if (v >= 0 && !packed_at_prepare(n, v)) needed[static_cast<size_t>(v)] = true;
+    };
+    for (int k = 0; k < n.nin; ++k) use(n.in[k]);
+    for (int v : {n.filter, n.bias, n.post_input, n.silu_input, n.into}) use(v);
+  }
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    Value& v = g.values[i];
+    if (v.pending.empty()) continue;
+    if (needed[i] || v.external_id >= 0 || v.is_output)
+      materialize(g, v);
+    else
+      std::vector<uint8_t>().swap(v.pending);
   }
 }
 
@@ -549,6 +572,7 @@ Error prepare_graph(Graph& g) {
   depthwise_multiplier_to_conv(g);
   absorb_input_transposes(g);
   ET_CHECK_OK_OR_RETURN_ERROR(plan_quantized(g));
+  materialize_pending(g);
   // Static checks with the serialized shapes, buffer slots, and weight packing.
   g.shapes.assign(g.values.size(), Shape());
   g.ptrs.assign(g.values.size(), nullptr);

@@ -263,6 +263,13 @@ class Loader {
     FreeableBuffer held;
     const void* src = nullptr;
     ET_CHECK_OK_OR_RETURN_ERROR(constant_source(i, cidx, constant_bytes(*v, numel), &src, &held));
+    v->constant = true;
+    using DT = schema::DataType;
+    if (v->q.dtype == DT::qint8 || v->q.dtype == DT::quint8 || v->q.dtype == DT::qcint8) {
+      const auto* bytes = static_cast<const uint8_t*>(src);
+      v->pending.assign(bytes, bytes + numel);  // floats later, where a node needs them (materialize_pending)
+      return Error::Ok;
+    }
     if (v->q.dtype == schema::DataType::fp32 && held.data() != nullptr &&
         reinterpret_cast<uintptr_t>(src) % alignof(float) == 0) {
       v->data = static_cast<const float*>(src);
@@ -304,14 +311,14 @@ class Loader {
     ET_CHECK_OK_OR_RETURN_ERROR(def->read(NodeReader(ids_), *xn, n));
     // Outputs: never a constant or an external input; inputs: defined before use.
     const Value& o = g_->values[n.out];
-    if (o.data != nullptr || o.is_input) {
+    if (o.constant || o.is_input) {
       return ETXNN_FAIL(Error::InvalidProgram, "node %zu (%s) writes value id %u, which is a constant or a graph input",
                         i, node_name(n.kind), o.id_out);
     }
     if (defined_.size() < g_->values.size()) {
       defined_.resize(g_->values.size(), 0);
       for (size_t v = 0; v < g_->values.size(); ++v) {
-        if (g_->values[v].data != nullptr || g_->values[v].is_input) defined_[v] = 1;
+        if (g_->values[v].constant || g_->values[v].is_input) defined_[v] = 1;
       }
     }
     for (int k = 0; k < n.nin; ++k) {

@@ -215,6 +215,25 @@ uint64_t constant_bytes(const Value& v, uint64_t numel) {
   }
 }
 
+const float* constant_floats(const Value& v, std::vector<float>* tmp) {
+  if (v.data != nullptr || v.pending.empty()) return v.data;
+  tmp->resize(v.pending.size());
+  Value copy;  // constant_to_float may rewrite the quantization of blockwise weights (never pending)
+  copy.dims = v.dims;
+  copy.q = v.q;
+  constant_to_float(copy, v.pending.data(), tmp->data());
+  return tmp->data();
+}
+
+const float* materialize(Graph& g, Value& v) {
+  if (v.data != nullptr || v.pending.empty()) return v.data;
+  g.owned.emplace_back(v.pending.size());
+  constant_to_float(v, v.pending.data(), g.owned.back().data());
+  v.data = g.owned.back().data();
+  std::vector<uint8_t>().swap(v.pending);
+  return v.data;
+}
+
 void constant_to_float(Value& v, const void* src, float* dst) {
   const int64_t n = numel_of(v.dims);
   const float zp = static_cast<float>(v.q.zero_point);
@@ -283,6 +302,8 @@ int dequantized_copy(Graph& g, int vi, std::unordered_map<int, int>* cache) {
   if (it != cache->end()) return it->second;
   const Value& v = g.values[static_cast<size_t>(vi)];
   const int64_t n = numel_of(v.dims);
+  std::vector<float> tmp;
+  const float* q = constant_floats(v, &tmp);
   etk::aligned_vector<float> real(static_cast<size_t>(n));
   int64_t inner = 1;
   if (v.q.kind == QKind::kChannel)
@@ -290,12 +311,13 @@ int dequantized_copy(Graph& g, int vi, std::unordered_map<int, int>* cache) {
   for (int64_t k = 0; k < n; ++k) {
     const float s = v.q.kind == QKind::kChannel ? v.q.scales[static_cast<size_t>((k / inner) % v.dims[v.q.channel_dim])]
                                                 : v.q.scale;
-    real[static_cast<size_t>(k)] = v.data[k] * s;
+    real[static_cast<size_t>(k)] = q[k] * s;
   }
   g.owned.push_back(std::move(real));
   Value copy;
   copy.dims = v.dims;
   copy.data = g.owned.back().data();
+  copy.constant = true;
   copy.id_out = v.id_out;
   g.values.push_back(std::move(copy));
   const int out = static_cast<int>(g.values.size()) - 1;
@@ -325,7 +347,7 @@ bool same_params_throughout(const Graph& g, const Node& n) {
   if (y.kind != QKind::kStatic) return false;
   for (int k = 0; k < n.nin; ++k) {
     const Value& v = g.values[static_cast<size_t>(n.in[k])];
-    if (v.data != nullptr || v.q.kind != QKind::kStatic || v.q.dtype != y.dtype || v.q.scale != y.scale ||
+    if (v.constant || v.q.kind != QKind::kStatic || v.q.dtype != y.dtype || v.q.scale != y.scale ||
         v.q.zero_point != y.zero_point)
       return false;
   }
@@ -371,9 +393,9 @@ Error plan_quantized(Graph& g) {
       const Value* b = n.bias >= 0 ? &g.values[static_cast<size_t>(n.bias)] : nullptr;
       const int64_t oc = output_channels(g, n);
       const bool integer_weights =
-          w.data != nullptr && (w.q.kind == QKind::kStatic ||
+          w.constant && (w.q.kind == QKind::kStatic ||
                                 (w.q.kind == QKind::kChannel && static_cast<int64_t>(w.q.scales.size()) == oc));
-      const bool integer_bias = b == nullptr || (b->data != nullptr && b->q.kind != QKind::kNone);
+      const bool integer_bias = b == nullptr || (b->constant && b->q.kind != QKind::kNone);
       if (x.q.kind == QKind::kStatic && y.q.kind == QKind::kStatic && integer_weights && integer_bias) {
         n.qmode = QMode::kRequant;
         n.requant.resize(static_cast<size_t>(oc));
@@ -422,7 +444,7 @@ Error plan_quantized(Graph& g) {
     for (int k = 0; k < n.nin; ++k) {
       const int vi = n.in[k];
       const Value& v = g.values[static_cast<size_t>(vi)];
-      if (v.data == nullptr || v.q.kind == QKind::kNone) continue;
+      if (!v.constant || v.q.kind == QKind::kNone) continue;
       const int real = dequantized_copy(g, vi, &cache);
       n.in[k] = real;
       if (n.filter == vi) n.filter = real;

@@ -222,7 +222,7 @@ bool integer_operands(const Graph& g, const Node& n) {
   const Value& y = g.values[static_cast<size_t>(n.out)];
   for (int k = 0; k < 2; ++k) {
     const Value& v = g.values[static_cast<size_t>(n.in[k])];
-    if (v.data != nullptr || v.q.kind != QKind::kStatic || v.q.dtype != y.q.dtype) return false;
+    if (v.constant || v.q.kind != QKind::kStatic || v.q.dtype != y.q.dtype) return false;
   }
   return y.q.kind == QKind::kStatic && y.q.dtype != schema::DataType::qint32;
 }

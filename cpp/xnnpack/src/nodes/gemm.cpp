@@ -453,8 +453,9 @@ void pack_fully_connected_int8(const Graph& g, Node& n) {
   const int64_t N = transposed ? w.dims[1] : w.dims[0];
   const int64_t K = numel_of(w.dims) / std::max<int64_t>(N, 1);
   if (N != static_cast<int64_t>(n.requant.size())) return;
-  etk::pack_qb(K, N, w.data, transposed ? N : 1, transposed ? 1 : K, bias_data(g, n), n.requant.data(),
-               int8_gemm_input_offset(g, n), &n.qb);
+  std::vector<float> tmp;  // 8-bit weights still as loaded: their floats for this layer only
+  etk::pack_qb(K, N, constant_floats(w, &tmp), transposed ? N : 1, transposed ? 1 : K, bias_data(g, n),
+               n.requant.data(), int8_gemm_input_offset(g, n), &n.qb);
 }
 
 void pack_conv2d_int8(const Graph& g, Node& n) {
@@ -465,17 +466,19 @@ void pack_conv2d_int8(const Graph& g, Node& n) {
   if (N != static_cast<int64_t>(n.requant.size())) return;
   const float* bias = bias_data(g, n);
   const float a_offset = int8_gemm_input_offset(g, n);
+  std::vector<float> tmp;  // 8-bit weights still as loaded: their floats for this layer only
+  const float* wd = constant_floats(w, &tmp);
   if (conv_uses_padded_rows(n) && (n.kw * n.gic) % 4 != 0 && w.dims[3] == n.gic) {
     // Filter rows of whole 4-byte groups: the OHWI filter with zero weights for channels gic .. cp - 1 (conv2d pads
     // the input to cp channels to match).
     const int64_t cp = (n.gic + 3) / 4 * 4, taps = int64_t{n.kh} * n.kw;
     std::vector<float> wp(static_cast<size_t>(N * taps * cp), 0.f);
-    for (int64_t o = 0; o < N * taps; ++o) std::copy_n(w.data + o * n.gic, n.gic, wp.begin() + o * cp);
+    for (int64_t o = 0; o < N * taps; ++o) std::copy_n(wd + o * n.gic, n.gic, wp.begin() + o * cp);
     n.padded_c = static_cast<uint32_t>(cp);
     etk::pack_qb(taps * cp, N, wp.data(), 1, taps * cp, bias, n.requant.data(), a_offset, &n.qb);
     return;
   }
-  etk::pack_qb(K, N, w.data, 1, K, bias, n.requant.data(), a_offset, &n.qb);
+  etk::pack_qb(K, N, wd, 1, K, bias, n.requant.data(), a_offset, &n.qb);
 }
 
 // qd8 x qc8w (or qc4w) fully connected, fp32 out: the int8 GEMM with the rows' own offsets and scales
@@ -486,14 +489,15 @@ bool plan_dynamic_fully_connected(Graph& g, Node& n) {
   const Value& w = g.values[static_cast<size_t>(n.filter)];
   const Value& y = g.values[static_cast<size_t>(n.out)];
   const Value* b = n.bias >= 0 ? &g.values[static_cast<size_t>(n.bias)] : nullptr;
-  if (x.q.kind != QKind::kDynamic || y.q.kind != QKind::kNone || w.data == nullptr || w.q.kind != QKind::kChannel ||
+  if (x.q.kind != QKind::kDynamic || y.q.kind != QKind::kNone || !w.constant || w.q.kind != QKind::kChannel ||
       w.q.dtype == schema::DataType::qcint32 || w.dims.size() != 2 ||
       (b != nullptr && (b->q.kind != QKind::kNone || b->data == nullptr)))
     return false;
   const bool transposed = (n.flags & kFlagTransposeWeights) != 0;
   const int64_t N = transposed ? w.dims[1] : w.dims[0], K = transposed ? w.dims[0] : w.dims[1];
   if ((transposed ? 1u : 0u) != w.q.channel_dim || static_cast<int64_t>(w.q.scales.size()) != N) return false;
-  etk::pack_qb(K, N, w.data, transposed ? N : 1, transposed ? 1 : K, nullptr, nullptr, 0.f, &n.qb);
+  std::vector<float> tmp;  // 8-bit weights still as loaded: their floats for this layer only
+  etk::pack_qb(K, N, constant_floats(w, &tmp), transposed ? N : 1, transposed ? 1 : K, nullptr, nullptr, 0.f, &n.qb);
   n.requant.assign(w.q.scales.begin(), w.q.scales.end());  // per output channel
   n.qmode = QMode::kDynamicGemm;
   return true;

@@ -225,7 +225,7 @@ bool plan_integer_global_avg_pool(Graph& g, Node& n) {
   if (n.nin != 1) return false;
   const Value& x = g.values[static_cast<size_t>(n.in[0])];
   const Value& y = g.values[static_cast<size_t>(n.out)];
-  if (x.data != nullptr || x.q.kind != QKind::kStatic || y.q.kind != QKind::kStatic || x.q.dtype != y.q.dtype ||
+  if (x.constant || x.q.kind != QKind::kStatic || y.q.kind != QKind::kStatic || x.q.dtype != y.q.dtype ||
       y.q.dtype == schema::DataType::qint32)
     return false;
   n.requant = {x.q.scale / y.q.scale};
