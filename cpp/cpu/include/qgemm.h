@@ -37,6 +37,9 @@ struct PackedQB {
 // The activations A will be integers with A + a_offset in [0, 255].
 void pack_qb(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, const float* bias, const float* scale,
              float a_offset, PackedQB* out);
+// The same from int8 weights as loaded (B(k, j) = B[k * rsb + j * csb]).
+void pack_qb(int64_t K, int64_t N, const int8_t* B, int64_t rsb, int64_t csb, const float* bias, const float* scale,
+             float a_offset, PackedQB* out);
 
 // C(i, j) = round_even(clamp((sum_k A(i, k) * B(k, j) + bias(j)) * scale(j), lo, hi)) for A(i, k) = A[i * rsa + k]
 // (integer-valued floats, as packed for), C(i, j) = C[i * rsc + j]. Only when qgemm_available().

@@ -70,8 +70,11 @@ bool qgemm_available() {
 #endif
 }
 
-void pack_qb(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, const float* bias, const float* scale,
-             float a_offset, PackedQB* out) {
+namespace {
+
+template <typename T>
+void pack_qb_from(int64_t K, int64_t N, const T* B, int64_t rsb, int64_t csb, const float* bias, const float* scale,
+                  float a_offset, PackedQB* out) {
   out->K = K;
   out->Kp = (K + 3) / 4 * 4;
   out->N = N;
@@ -82,19 +85,39 @@ void pack_qb(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, con
   out->scale.assign(static_cast<size_t>(out->Np), 0.f);
   out->colsum.assign(static_cast<size_t>(out->Np), 0);
   const auto offset = static_cast<int32_t>(a_offset);
-  for (int64_t j = 0; j < N; ++j) {
-    int8_t* panel = out->data.data() + (j / kNr) * out->Kp * kNr;
-    const int64_t c = j % kNr;
-    int32_t sum = 0;
+  // Panel by panel, in the order the panel is stored (k groups of 4, then its columns): the writes are sequential
+  // and the kNr source columns' reads stay in L1 (a column at a time wrote across the whole panel per column).
+  for (int64_t j0 = 0; j0 < N; j0 += kNr) {
+    int8_t* panel = out->data.data() + (j0 / kNr) * out->Kp * kNr;
+    const int64_t nc = std::min<int64_t>(kNr, N - j0);
+    int32_t* sum = out->colsum.data() + j0;
     for (int64_t k = 0; k < K; ++k) {
-      const auto w = static_cast<int8_t>(B[k * rsb + j * csb]);
-      panel[(k / 4) * kNr * 4 + c * 4 + k % 4] = w;
-      sum += w;
+      int8_t* dst = panel + (k / 4) * kNr * 4 + k % 4;
+      const T* src = B + k * rsb + j0 * csb;
+      for (int64_t c = 0; c < nc; ++c) {
+        const auto w = static_cast<int8_t>(src[c * csb]);
+        dst[c * 4] = w;
+        sum[c] += w;
+      }
     }
+  }
+  for (int64_t j = 0; j < N; ++j) {
+    const int32_t sum = out->colsum[static_cast<size_t>(j)];
     out->corr[static_cast<size_t>(j)] = (bias ? static_cast<int32_t>(bias[j]) : 0) - offset * sum;
-    out->colsum[static_cast<size_t>(j)] = sum;
     out->scale[static_cast<size_t>(j)] = scale ? scale[j] : 0.f;
   }
+}
+
+}  // namespace
+
+void pack_qb(int64_t K, int64_t N, const float* B, int64_t rsb, int64_t csb, const float* bias, const float* scale,
+             float a_offset, PackedQB* out) {
+  pack_qb_from(K, N, B, rsb, csb, bias, scale, a_offset, out);
+}
+
+void pack_qb(int64_t K, int64_t N, const int8_t* B, int64_t rsb, int64_t csb, const float* bias, const float* scale,
+             float a_offset, PackedQB* out) {
+  pack_qb_from(K, N, B, rsb, csb, bias, scale, a_offset, out);
 }
 
 #if defined(__x86_64__) || defined(__aarch64__)

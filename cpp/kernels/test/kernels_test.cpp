@@ -608,6 +608,13 @@ TEST_F(Kernels, Int8GemmMatchesIntegerReference) {
       for (int64_t j = 0; j < N; ++j) Bs[static_cast<size_t>(k * rsb + j * csb)] = B[static_cast<size_t>(k * N + j)];
     etk::PackedQB pq;
     etk::pack_qb(K, N, Bs.data(), rsb, csb, bias.data(), scale.data(), static_cast<float>(offset), &pq);
+    // The same weights as int8 bytes (the overload the XNNPACK delegate packs 8-bit constants with, as loaded).
+    std::vector<int8_t> Bi(Bs.size());
+    for (size_t k = 0; k < Bs.size(); ++k) Bi[k] = static_cast<int8_t>(Bs[k]);
+    etk::PackedQB pi;
+    etk::pack_qb(K, N, Bi.data(), rsb, csb, bias.data(), scale.data(), static_cast<float>(offset), &pi);
+    ASSERT_TRUE(pi.data == pq.data && pi.corr == pq.corr && pi.colsum == pq.colsum && pi.scale == pq.scale)
+        << "int8 packing differs from the float one, K " << K << " N " << N;
     // Half the time the outputs are dequantized as they are stored (a Convert to fp32 folded into the layer).
     pq.out_scale = uni(0, 1) ? std::ldexp(static_cast<float>(uni(1, 1000)), -uni(8, 16)) : 0.f;
     // Half the time the activations come as fp32, quantized as they are converted (a Convert before the layer

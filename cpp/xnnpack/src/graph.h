@@ -291,6 +291,8 @@ Error run_one_pass(Graph& g, const NodeKindDef& def, const Node& n, float* y, in
 
 // A constant's floats (q - zero_point for quantized ones): its data, or its pending bytes converted into `tmp`.
 const float* constant_floats(const Value& v, std::vector<float>* tmp);
+// A pending constant whose floats are its bytes as int8 (qint8 / qcint8, zero point 0): those bytes, else null.
+const int8_t* pending_int8(const Value& v);
 // Gives a pending constant its floats for good (v.data, in g.owned).
 const float* materialize(Graph& g, Value& v);
 

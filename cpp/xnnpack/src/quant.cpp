@@ -225,6 +225,12 @@ const float* constant_floats(const Value& v, std::vector<float>* tmp) {
   return tmp->data();
 }
 
+const int8_t* pending_int8(const Value& v) {
+  const bool int8 = v.q.dtype == DT::qint8 || v.q.dtype == DT::qcint8;
+  if (v.data != nullptr || v.pending.empty() || !int8 || v.q.zero_point != 0) return nullptr;
+  return reinterpret_cast<const int8_t*>(v.pending.data());
+}
+
 const float* materialize(Graph& g, Value& v) {
   if (v.data != nullptr || v.pending.empty()) return v.data;
   g.owned.emplace_back(v.pending.size());

@@ -443,6 +443,14 @@ float int8_gemm_input_offset(const Graph& g, const Node& n) {
   return static_cast<float>(q.zero_point - q.qmin);
 }
 
+// etk::pack_qb from w's int8 bytes as loaded where it has them, else from its floats.
+void pack_qb_of(const Value& w, int64_t K, int64_t N, int64_t rsb, int64_t csb, const float* bias, const float* scale,
+                float a_offset, etk::PackedQB* out) {
+  if (const int8_t* q = pending_int8(w)) return etk::pack_qb(K, N, q, rsb, csb, bias, scale, a_offset, out);
+  std::vector<float> tmp;  // this layer's floats only
+  etk::pack_qb(K, N, constant_floats(w, &tmp), rsb, csb, bias, scale, a_offset, out);
+}
+
 // Fully connected layers and ungrouped convolutions (OHWI filters: the rows' (ky, kx, ic) order) with int8 weights
 // (zero point 0) run on the int8 GEMM, their requantization fused into it (kRequant, QuantKernels::pack_int8); a
 // convolution's padding taps point at zeros, which the GEMM reads as the input's zero point.
@@ -453,9 +461,8 @@ void pack_fully_connected_int8(const Graph& g, Node& n) {
   const int64_t N = transposed ? w.dims[1] : w.dims[0];
   const int64_t K = numel_of(w.dims) / std::max<int64_t>(N, 1);
   if (N != static_cast<int64_t>(n.requant.size())) return;
-  std::vector<float> tmp;  // 8-bit weights still as loaded: their floats for this layer only
-  etk::pack_qb(K, N, constant_floats(w, &tmp), transposed ? N : 1, transposed ? 1 : K, bias_data(g, n),
-               n.requant.data(), int8_gemm_input_offset(g, n), &n.qb);
+  pack_qb_of(w, K, N, transposed ? N : 1, transposed ? 1 : K, bias_data(g, n), n.requant.data(),
+             int8_gemm_input_offset(g, n), &n.qb);
 }
 
 void pack_conv2d_int8(const Graph& g, Node& n) {
@@ -466,9 +473,9 @@ void pack_conv2d_int8(const Graph& g, Node& n) {
   if (N != static_cast<int64_t>(n.requant.size())) return;
   const float* bias = bias_data(g, n);
   const float a_offset = int8_gemm_input_offset(g, n);
-  std::vector<float> tmp;  // 8-bit weights still as loaded: their floats for this layer only
-  const float* wd = constant_floats(w, &tmp);
   if (conv_uses_padded_rows(n) && (n.kw * n.gic) % 4 != 0 && w.dims[3] == n.gic) {
+    std::vector<float> tmp;
+    const float* wd = constant_floats(w, &tmp);
     // Filter rows of whole 4-byte groups: the OHWI filter with zero weights for channels gic .. cp - 1 (conv2d pads
     // the input to cp channels to match).
     const int64_t cp = (n.gic + 3) / 4 * 4, taps = int64_t{n.kh} * n.kw;
@@ -478,7 +485,7 @@ void pack_conv2d_int8(const Graph& g, Node& n) {
     etk::pack_qb(taps * cp, N, wp.data(), 1, taps * cp, bias, n.requant.data(), a_offset, &n.qb);
     return;
   }
-  etk::pack_qb(K, N, wd, 1, K, bias, n.requant.data(), a_offset, &n.qb);
+  pack_qb_of(w, K, N, 1, K, bias, n.requant.data(), a_offset, &n.qb);
 }
 
 // qd8 x qc8w (or qc4w) fully connected, fp32 out: the int8 GEMM with the rows' own offsets and scales
@@ -496,8 +503,7 @@ bool plan_dynamic_fully_connected(Graph& g, Node& n) {
   const bool transposed = (n.flags & kFlagTransposeWeights) != 0;
   const int64_t N = transposed ? w.dims[1] : w.dims[0], K = transposed ? w.dims[0] : w.dims[1];
   if ((transposed ? 1u : 0u) != w.q.channel_dim || static_cast<int64_t>(w.q.scales.size()) != N) return false;
-  std::vector<float> tmp;  // 8-bit weights still as loaded: their floats for this layer only
-  etk::pack_qb(K, N, constant_floats(w, &tmp), transposed ? N : 1, transposed ? 1 : K, nullptr, nullptr, 0.f, &n.qb);
+  pack_qb_of(w, K, N, transposed ? N : 1, transposed ? 1 : K, nullptr, nullptr, 0.f, &n.qb);
   n.requant.assign(w.q.scales.begin(), w.q.scales.end());  // per output channel
   n.qmode = QMode::kDynamicGemm;
   return true;
