@@ -453,34 +453,15 @@ void elide_concats(Graph& g) {
   }
 }
 
-// After the quantization plan: an 8-bit constant that every node naming it packed for the int8 GEMM
-// (packed_at_prepare) is never expanded (its bytes dropped); the others get their floats now.
-void materialize_pending(Graph& g) {
-  std::vector<bool> needed(g.values.size(), false);
-  for (const Node& n : g.nodes) {
-    auto use = [&](int v) {
-      if (v >= 0 && !packed_at_prepare(n, v)) needed[static_cast<size_t>(v)] = true;
-    };
-    for (int k = 0; k < n.nin; ++k) use(n.in[k]);
-    for (int v : {n.filter, n.bias, n.post_input, n.silu_input, n.into}) use(v);
-  }
-  for (size_t i = 0; i < g.values.size(); ++i) {
-    Value& v = g.values[i];
-    if (v.pending.empty()) continue;
-    if (needed[i] || v.external_id >= 0 || v.is_output)
-      materialize(g, v);
-    else
-      std::vector<uint8_t>().swap(v.pending);
-  }
-}
-
-// The nodes that name each constant (in any role), in order.
+// The nodes that name each constant with storage (its floats or its pending bytes), in any role, in order.
 std::vector<std::vector<size_t>> constant_readers(const Graph& g) {
   std::vector<std::vector<size_t>> readers(g.values.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     auto add = [&](int v) {
-      if (v < 0 || g.values[static_cast<size_t>(v)].data == nullptr) return;
+      if (v < 0) return;
+      const Value& val = g.values[static_cast<size_t>(v)];
+      if (val.data == nullptr && val.pending.empty()) return;
       std::vector<size_t>& r = readers[static_cast<size_t>(v)];
       if (r.empty() || r.back() != i) r.push_back(i);
     };
@@ -490,14 +471,34 @@ std::vector<std::vector<size_t>> constant_readers(const Graph& g) {
   return readers;
 }
 
+// Whether every node naming constant vi reads only the copy it packed (packed_at_prepare), so that its loaded
+// storage can go. Never for a graph input or output.
+bool only_packed(const Graph& g, const std::vector<size_t>& readers, int vi) {
+  const Value& v = g.values[static_cast<size_t>(vi)];
+  if (v.external_id >= 0 || v.is_output) return false;
+  return std::all_of(readers.begin(), readers.end(), [&](size_t i) { return packed_at_prepare(g.nodes[i], vi); });
+}
+
+// After the quantization plan: an 8-bit constant that every node naming it packed for the int8 GEMM is never
+// expanded (its bytes dropped); the others get their floats now.
+void materialize_pending(Graph& g) {
+  const std::vector<std::vector<size_t>> readers = constant_readers(g);
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    Value& v = g.values[i];
+    if (v.pending.empty()) continue;
+    if (only_packed(g, readers[i], static_cast<int>(i)))
+      std::vector<uint8_t>().swap(v.pending);
+    else
+      materialize(g, v);
+  }
+}
+
 // Releases constant v's loaded storage (its copy in g.owned, or its named data in g.held) once every node naming it
 // reads only the copy it packed (packed_at_prepare), so weights are held once, packed, and the loaded ones go as
 // their last reader is packed rather than all at the end. Storage another value still points at stays.
 void release_if_packed(Graph& g, const std::vector<size_t>& readers, int vi) {
   Value& v = g.values[static_cast<size_t>(vi)];
-  if (v.data == nullptr || v.external_id >= 0) return;
-  for (size_t i : readers)
-    if (!packed_at_prepare(g.nodes[i], vi)) return;
+  if (v.data == nullptr || !only_packed(g, readers, vi)) return;
   for (size_t j = 0; j < g.values.size(); ++j)
     if (j != static_cast<size_t>(vi) && g.values[j].data == v.data) return;
   for (etk::aligned_vector<float>& o : g.owned)
