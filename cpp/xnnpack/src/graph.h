@@ -70,7 +70,7 @@ struct Value {
   // (materialize_pending, after the quantization plan); the int8 GEMM packs from these bytes, a layer at a time,
   // so the weights are never all expanded to floats at once.
   std::vector<uint8_t> pending;
-  int64_t external_id = -1;     // position in the DelegateCall args, or -1
+  int64_t external_id = -1;  // position in the DelegateCall args, or -1
   bool is_input = false;
   bool is_output = false;
   uint32_t id_out = 0;

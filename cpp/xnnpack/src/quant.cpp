@@ -400,7 +400,7 @@ Error plan_quantized(Graph& g) {
       const int64_t oc = output_channels(g, n);
       const bool integer_weights =
           w.constant && (w.q.kind == QKind::kStatic ||
-                                (w.q.kind == QKind::kChannel && static_cast<int64_t>(w.q.scales.size()) == oc));
+                         (w.q.kind == QKind::kChannel && static_cast<int64_t>(w.q.scales.size()) == oc));
       const bool integer_bias = b == nullptr || (b->constant && b->q.kind != QKind::kNone);
       if (x.q.kind == QKind::kStatic && y.q.kind == QKind::kStatic && integer_weights && integer_bias) {
         n.qmode = QMode::kRequant;

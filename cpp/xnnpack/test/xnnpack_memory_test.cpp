@@ -68,8 +68,8 @@ Heap measure(const std::string& rel) {
     for (int k = 0; k < 2; ++k) EXPECT_TRUE(m.execute("forward", args).ok()) << rel;
     h.ran = heap_in_use() - loaded;
   }
-  std::printf("%s: %zu bytes in the file; heap +%zu bytes loaded, +%zu bytes running\n", rel.c_str(),
-              file_size(path), h.loaded, h.ran);
+  std::printf("%s: %zu bytes in the file; heap +%zu bytes loaded, +%zu bytes running\n", rel.c_str(), file_size(path),
+              h.loaded, h.ran);
   return h;
 }
 

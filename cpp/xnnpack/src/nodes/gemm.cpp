@@ -545,12 +545,10 @@ bool packed_at_prepare(const Node& n, int value) {
       if (n.qb.N > 0) return value == n.filter || n.qmode == QMode::kRequant;
       if (n.qb4.N > 0) return value == n.filter;
       return !n.packed.empty();
-    case NodeKind::DepthwiseConv2d:
-      return !n.dw_weights.empty();
+    case NodeKind::DepthwiseConv2d: return !n.dw_weights.empty();
     case NodeKind::ConvTranspose2d:  // its bias is added per call
       return value == n.filter && !n.packed.empty();
-    default:
-      return false;
+    default: return false;
   }
 }
 
