@@ -195,3 +195,58 @@ def test_upstream_runner_api_reproduces_upstream(llm_runner_app: Path, variant: 
     printed, _, report = proc.stdout.partition("PyTorchObserver ")
     assert printed.strip() == want, proc.stdout
     assert json.loads(report.splitlines()[0])["generated_tokens"] == n - 1
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_upstream_runner_components(llm_runner_app: Path, variant: str, quiet_env: dict[str, str]) -> None:
+    # Upstream's runner parts (IOManager, TextDecoderRunner, TextPrefiller, TextTokenGenerator) on their own, and
+    # assembled with TextLLMRunner's constructor from them as upstream's llm_runner_helper.cpp does: the same
+    # tokens and text as create_text_llm_runner's runner at temperature 0, and errors (not aborts) for a prompt
+    # longer than max_seq_len, a method the program lacks, an empty prompt and a temperature outside [0, 1].
+    spec = MANIFEST["variants"][variant]
+    n = MANIFEST["decode_steps"] + 1
+    first, want = spec["greedy_tokens"][0], spec["greedy_text"].strip()
+    n_prompt, max_seq_len = len(MANIFEST["prompt_tokens"]), MANIFEST["max_seq_len"]
+    cmd = [str(llm_runner_app), str(LLM / spec["program"]), str(LLM / MANIFEST["tokenizer"]), MANIFEST["prompt"]]
+    proc = subprocess.run([*cmd, str(n)], capture_output=True, text=True, env=quiet_env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    got = fields(proc.stderr)
+    helper_text = got["text"][0]
+    assert helper_text.strip("[]").strip() == want, proc.stderr
+    # TextDecoderRunner::step over the prompt + logits_to_token: the runner's first generated token.
+    assert got["decoder loaded before"] == ["0"] and got["decoder loaded"] == ["1 method: forward"]
+    assert got["step logits"] == [str(MANIFEST["params"]["vocab_size"])]
+    assert got["step token"] == [str(first)] == got["prefill token"], proc.stderr
+    # TextPrefiller: the same token in one call, token by token and in chunks, the position moved past the prompt.
+    assert got["prefiller loaded before"] == ["0"]
+    assert got["prefiller token"] == [f"{first} pos: {n_prompt} loaded: 1"], proc.stderr
+    assert got["sequential prefill token"] == [f"{first} pos: {n_prompt}"], proc.stderr
+    assert got["chunked prefill token"] == [f"{first} pos: {n_prompt}"], proc.stderr
+    # TextTokenGenerator::generate from that token: the rest of the runner's text (it has no first piece), the
+    # logit processor run once per token.
+    assert got["generator count"] == [f"{n - 1} pieces: {n - 1} processors: 1 calls: {n - 1}"], proc.stderr
+    generator_text = got["generator text"][0].strip("[]")
+    assert generator_text and helper_text.strip("[]").endswith(generator_text), proc.stderr
+    # The assembled runner: create_text_llm_runner's text, pieces and counts, also through prefill() + generate("").
+    assert got["component loaded before"] == ["0"] and got["component loaded"] == ["1"]
+    assert got["component text"] == [helper_text] and got["component pieces"] == got["pieces"], proc.stderr
+    stats = json.loads(got["component stats"][0])
+    assert (stats["prompt_tokens"], stats["generated_tokens"]) == (n_prompt, n - 1)
+    assert got["component prefill token"] == [str(first)]
+    assert got["component prefill text"] == got["prefill text"] == [helper_text], proc.stderr
+    assert got["module runner text"] == [helper_text], proc.stderr
+    # Errors (runtime::Error codes: 0x12 InvalidArgument), not aborts.
+    invalid = str(0x12)
+    code, _, count = got["long prefill"][0].partition(" tokens ")
+    assert code == invalid and int(count) > max_seq_len, proc.stderr
+    assert got["empty prefill"] == [invalid] and got["prefill bad temperature"] == [invalid]
+    assert got["generator bad temperature"] == [invalid] and got["generator no tokens"] == [invalid]
+    assert got["long prompt"] == [invalid], proc.stderr
+    assert "shorten the prompt" in got["long prompt message"][0] and f"holds {max_seq_len}" in proc.stderr
+    assert got["missing method load"] == [f"{invalid} loaded: 0"], proc.stderr
+    assert got["missing method step"] == [invalid], proc.stderr
+    assert got["missing method prefill"] == [f"{invalid} pos: 0"], proc.stderr
+    assert got["missing method runner"] == [invalid], proc.stderr
+    assert got["missing method message"] == ["the program has no method no_such_method (error 0x12)"]
+    # IOManager: (tokens, input_pos) passed through; a method of other inputs refused (0x2 InvalidState).
+    assert got["io load"] == ["0"] and got["io decode inputs"] == ["2"] and got["io wrong method"] == [str(0x2)]

@@ -4,6 +4,7 @@
 #include <cinttypes>
 
 #include <executorch/extension/llm/runner/text_llm_runner.h>
+#include <executorch/extension/llm/sampler/sampler.h>
 #include <executorch/runtime/platform/log.h>
 #include <executorch/runtime/platform/runtime.h>
 #include <pytorch/tokenizers/hf_tokenizer.h>
@@ -155,14 +156,30 @@ std::unique_ptr<TextLLMRunner> create_text_llm_runner(const std::string& model_p
       data_files.empty()
           ? std::make_unique<Module>(model_path, load_mode, std::move(event_tracer))
           : std::make_unique<Module>(model_path, std::move(data_files), load_mode, std::move(event_tracer));
-  // As upstream's: the program is read here, and a program without the metadata gives no runner.
+  // As upstream's: the program is read here, and a program without the metadata gives no runner; then the
+  // parts (the IOManager, the decoder runner with a Sampler, the prefiller, the token generator and its stats).
   ET_LOG(Info, "Reading metadata from model");
-  if (!get_llm_metadata(tokenizer.get(), module.get()).ok()) {
+  auto metadata = get_llm_metadata(tokenizer.get(), module.get());
+  if (!metadata.ok()) {
     ET_LOG(Error, "Failed to get metadata from model %s", model_path.c_str());
     return nullptr;
   }
+  auto eos_ids = std::make_unique<std::unordered_set<uint64_t>>(get_eos_ids(tokenizer.get(), module.get()));
+  auto io_manager = std::make_unique<IOManager>(*module);
+  const float init_temp = temperature == -1.0f ? 0.0f : temperature;
+  auto sampler = std::make_unique<Sampler>(static_cast<int32_t>(metadata->at(kVocabSize)), init_temp);
   ET_LOG(Info, "Using method: %s", method_name.c_str());
-  return std::make_unique<TextLLMRunner>(std::move(module), std::move(tokenizer), temperature, method_name);
+  auto text_decoder_runner =
+      std::make_unique<TextDecoderRunner>(module.get(), io_manager.get(), method_name, std::move(sampler));
+  auto text_prefiller =
+      std::make_unique<TextPrefiller>(text_decoder_runner.get(), metadata->at(kUseKVCache) != 0,
+                                      metadata->at(kEnableDynamicShape) != 0, metadata->at(kMaxSeqLen));
+  auto stats = std::make_unique<Stats>();
+  auto text_token_generator = std::make_unique<TextTokenGenerator>(
+      tokenizer.get(), text_decoder_runner.get(), metadata->at(kUseKVCache) != 0, std::move(eos_ids), stats.get());
+  return std::make_unique<TextLLMRunner>(
+      std::move(*metadata), std::move(tokenizer), std::move(module), std::move(text_decoder_runner),
+      std::move(text_prefiller), std::move(io_manager), std::move(text_token_generator), std::move(stats), temperature);
 }
 
 // Declared only (llm_runner_helper.h); the definition makes the nullptr unique_ptr below complete.

@@ -1,4 +1,5 @@
-// The text runner: metadata, prefill (one call or chunks / token by token), sampling, the decode loop, stats.
+// The text runner (text_llm_runner.h): its parts, load()'s checks, prefill and generate over the prefiller and the
+// token generator, stats; and our step() / sample().
 #include <executorch/extension/llm/runner/text_llm_runner.h>
 
 #include <algorithm>
@@ -22,18 +23,26 @@ using executorch::runtime::EValue;
 using executorch::runtime::Result;
 
 struct TextLLMRunner::Impl {
-  std::unique_ptr<Module> module;
+  // Upstream's parts, in upstream's order (destroyed in reverse: the users before what they point at).
   std::unique_ptr<::tokenizers::Tokenizer> tokenizer;
-  float temperature = -1.0f;
-  std::string method;
-  bool loaded = false;
   std::unordered_map<std::string, int64_t> metadata;
+  std::unique_ptr<Module> module;
+  std::unique_ptr<TextDecoderRunner> decoder;
+  std::unique_ptr<TextPrefiller> prefiller;
+  std::unique_ptr<IOManager> io_manager;
+  std::unique_ptr<TextTokenGenerator> generator;
+  std::unique_ptr<Stats> stats = std::make_unique<Stats>();
+  float temperature = -1.0f;
+  std::string method = "forward";
+  // The program passed load()'s checks.
+  bool checked = false;
   std::unordered_set<uint64_t> eos;
   int64_t max_tokens_per_call = 1;
+  // The logits' length (the sampler's vocabulary).
+  int32_t vocab = 0;
   std::atomic<bool> stop{false};
   unsigned long long seed = 42;
   std::unique_ptr<Sampler> sampler;
-  Stats stats;
   std::string error;
   // The next free position of the KV cache, and the token the last prefill() predicted.
   int64_t pos = 0;
@@ -49,7 +58,31 @@ struct TextLLMRunner::Impl {
     ET_LOG(Error, "TextLLMRunner: %s", buf);
     return e;
   }
+  int64_t meta(const char* key) const {
+    auto it = metadata.find(key);
+    return it == metadata.end() ? 0 : it->second;
+  }
 };
+
+TextLLMRunner::TextLLMRunner(std::unordered_map<std::string, int64_t> metadata,
+                             std::unique_ptr<::tokenizers::Tokenizer> tokenizer, std::unique_ptr<Module> module,
+                             std::unique_ptr<TextDecoderRunner> text_decoder_runner,
+                             std::unique_ptr<TextPrefiller> text_prefiller, std::unique_ptr<IOManager> io_manager,
+                             std::unique_ptr<TextTokenGenerator> text_token_generator, std::unique_ptr<Stats> stats,
+                             float temperature)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.tokenizer = std::move(tokenizer);
+  m.metadata = std::move(metadata);
+  m.module = std::move(module);
+  m.decoder = std::move(text_decoder_runner);
+  m.prefiller = std::move(text_prefiller);
+  m.io_manager = std::move(io_manager);
+  m.generator = std::move(text_token_generator);
+  if (stats) m.stats = std::move(stats);
+  m.temperature = temperature;
+  if (m.decoder) m.method = m.decoder->method_name();
+}
 
 TextLLMRunner::TextLLMRunner(std::unique_ptr<Module> module, std::unique_ptr<::tokenizers::Tokenizer> tokenizer,
                              float temperature, const std::string& method_name)
@@ -63,70 +96,114 @@ TextLLMRunner::TextLLMRunner(std::unique_ptr<Module> module, std::unique_ptr<::t
 TextLLMRunner::~TextLLMRunner() = default;
 
 bool TextLLMRunner::is_loaded() const {
-  return impl_->loaded && impl_->tokenizer->is_loaded() && impl_->module->is_method_loaded(impl_->method);
+  const Impl& m = *impl_;
+  return m.checked && m.prefiller && m.generator && m.prefiller->is_loaded() && m.generator->is_loaded();
 }
 const std::string& TextLLMRunner::last_error() const { return impl_->error; }
-const Stats& TextLLMRunner::stats() const { return impl_->stats; }
+const Stats& TextLLMRunner::stats() const { return *impl_->stats; }
 const std::unordered_map<std::string, int64_t>& TextLLMRunner::metadata() const { return impl_->metadata; }
 const std::unordered_set<uint64_t>& TextLLMRunner::eos_ids() const { return impl_->eos; }
 ::tokenizers::Tokenizer* TextLLMRunner::tokenizer() const { return impl_->tokenizer.get(); }
 int64_t TextLLMRunner::pos() const { return impl_->pos; }
-void TextLLMRunner::stop() { impl_->stop = true; }
+
+void TextLLMRunner::stop() {
+  impl_->stop = true;
+  if (impl_->generator) {
+    impl_->generator->stop();
+  } else {
+    ET_LOG(Error, "Token generator is not loaded, cannot stop");
+  }
+}
 
 void TextLLMRunner::reset() {
-  impl_->stats.reset();
+  impl_->stats->reset();
   impl_->pos = 0;
   impl_->prefill_next_token.reset();
 }
 
 Error TextLLMRunner::load() {
   Impl& m = *impl_;
-  if (m.loaded) return Error::Ok;
+  if (is_loaded()) return Error::Ok;
   if (!m.module || !m.tokenizer) return m.fail(Error::InvalidArgument, "no model or no tokenizer given");
   if (!m.tokenizer->is_loaded()) return m.fail(Error::InvalidArgument, "the tokenizer is not loaded");
   Error e = m.module->load();
   if (e != Error::Ok) return m.fail(e, "cannot load the program (error 0x%x)", static_cast<unsigned>(e));
-  e = m.module->load_method(m.method);
+  if (!m.decoder) {
+    // Made from a Module: the parts, as create_text_llm_runner (and upstream's) makes them.
+    auto metadata = get_llm_metadata(m.tokenizer.get(), m.module.get());
+    if (!metadata.ok()) {
+      return m.fail(metadata.error(),
+                    "cannot read the program's metadata (it needs a %s method, as export_llama "
+                    "writes)",
+                    kMaxSeqLen);
+    }
+    m.metadata = std::move(*metadata);
+    auto eos = std::make_unique<std::unordered_set<uint64_t>>(get_eos_ids(m.tokenizer.get(), m.module.get()));
+    m.io_manager = std::make_unique<IOManager>(*m.module);
+    const float init_temp = m.temperature == -1.0f ? 0.0f : m.temperature;
+    m.decoder = std::make_unique<TextDecoderRunner>(
+        m.module.get(), m.io_manager.get(), m.method,
+        std::make_unique<Sampler>(static_cast<int32_t>(m.meta(kVocabSize)), init_temp));
+    m.prefiller = std::make_unique<TextPrefiller>(m.decoder.get(), m.meta(kUseKVCache) != 0,
+                                                  m.meta(kEnableDynamicShape) != 0, m.meta(kMaxSeqLen));
+    m.generator = std::make_unique<TextTokenGenerator>(m.tokenizer.get(), m.decoder.get(), m.meta(kUseKVCache) != 0,
+                                                       std::move(eos), m.stats.get());
+  }
+  if (!m.prefiller || !m.generator || !m.io_manager) {
+    return m.fail(Error::InvalidArgument, "no prefiller, token generator or IOManager given");
+  }
+  if (!m.checked) {
+    if (!m.metadata.count(kMaxSeqLen) || !m.metadata.count(kMaxContextLen)) {
+      return m.fail(Error::InvalidArgument, "the metadata has no %s or no %s (get_llm_metadata gives both)", kMaxSeqLen,
+                    kMaxContextLen);
+    }
+    if (!m.meta(kUseKVCache)) {
+      return m.fail(Error::NotSupported,
+                    "the program was exported without a KV cache (use_kv_cache is false): export it with -kv");
+    }
+    // get_llm_metadata reports the tokenizer's vocabulary (as upstream's); the model's own must be the same.
+    auto names = m.module->method_names();
+    if (names.ok() && names->count(kVocabSize)) {
+      auto v = m.module->get(kVocabSize);
+      if (v.ok() && v->isInt() && v->toInt() != m.tokenizer->vocab_size()) {
+        return m.fail(Error::InvalidArgument,
+                      "the tokenizer has %d tokens but the model's vocabulary is %" PRId64
+                      ": use the tokenizer the model was exported with",
+                      m.tokenizer->vocab_size(), v->toInt());
+      }
+    }
+    auto meta = m.module->method_meta(m.method);
+    if (!meta.ok()) {
+      return m.fail(meta.error(), "the program has no method %s (error 0x%x)", m.method.c_str(),
+                    static_cast<unsigned>(meta.error()));
+    }
+    if (meta->num_inputs() != 2) {
+      return m.fail(Error::InvalidProgram,
+                    "%s takes %zu inputs; expected (tokens, input_pos) as export_llama -kv writes", m.method.c_str(),
+                    meta.ok() ? meta->num_inputs() : size_t{0});
+    }
+    m.max_tokens_per_call = 1;
+    if (m.meta(kEnableDynamicShape)) {
+      auto info = meta->input_tensor_meta(0);
+      if (info.ok() && info->sizes().size() > 0)
+        m.max_tokens_per_call = std::max<int64_t>(1, info->sizes()[info->sizes().size() - 1]);
+    }
+    m.vocab = static_cast<int32_t>(m.meta(kVocabSize));
+    auto out = meta->output_tensor_meta(0);
+    if (out.ok() && out->sizes().size() > 0) m.vocab = out->sizes()[out->sizes().size() - 1];
+    m.eos = get_eos_ids(m.tokenizer.get(), m.module.get());
+    m.checked = true;
+  }
+  // As upstream's: the prefiller (which loads the decoder's method), the IOManager, the token generator.
+  e = m.prefiller->load();
   if (e != Error::Ok) {
     return m.fail(e, "cannot load the program's %s method (error 0x%x): %s", m.method.c_str(), static_cast<unsigned>(e),
                   executorch::runtime::last_error_message());
   }
-  auto metadata = get_llm_metadata(m.tokenizer.get(), m.module.get());
-  if (!metadata.ok()) {
-    return m.fail(metadata.error(),
-                  "cannot read the program's metadata (it needs a %s method, as export_llama "
-                  "writes)",
-                  kMaxSeqLen);
-  }
-  m.metadata = std::move(*metadata);
-  m.eos = get_eos_ids(m.tokenizer.get(), m.module.get());
-  if (!m.metadata[kUseKVCache]) {
-    return m.fail(Error::NotSupported,
-                  "the program was exported without a KV cache (use_kv_cache is false): export it with -kv");
-  }
-  // get_llm_metadata reports the tokenizer's vocabulary (as upstream's); the model's own must be the same.
-  auto names = m.module->method_names();
-  if (names.ok() && names->count(kVocabSize)) {
-    auto v = m.module->get(kVocabSize);
-    if (v.ok() && v->isInt() && v->toInt() != m.tokenizer->vocab_size()) {
-      return m.fail(Error::InvalidArgument,
-                    "the tokenizer has %d tokens but the model's vocabulary is %" PRId64
-                    ": use the tokenizer the model was exported with",
-                    m.tokenizer->vocab_size(), v->toInt());
-    }
-  }
-  auto meta = m.module->method_meta(m.method);
-  if (!meta.ok() || meta->num_inputs() != 2) {
-    return m.fail(Error::InvalidProgram, "%s takes %zu inputs; expected (tokens, input_pos) as export_llama -kv writes",
-                  m.method.c_str(), meta.ok() ? meta->num_inputs() : size_t{0});
-  }
-  m.max_tokens_per_call = 1;
-  if (m.metadata[kEnableDynamicShape]) {
-    auto info = meta->input_tensor_meta(0);
-    if (info.ok() && !info->sizes().empty())
-      m.max_tokens_per_call = std::max<int64_t>(1, info->sizes()[info->sizes().size() - 1]);
-  }
-  m.loaded = true;
+  e = m.io_manager->load();
+  if (e != Error::Ok) return m.fail(e, "the IOManager failed to load (error 0x%x)", static_cast<unsigned>(e));
+  e = m.generator->load();
+  if (e != Error::Ok) return m.fail(e, "the token generator failed to load (error 0x%x)", static_cast<unsigned>(e));
   m.error.clear();
   return Error::Ok;
 }
@@ -187,19 +264,21 @@ Result<uint64_t> TextLLMRunner::prefill(const std::string& prompt, int32_t num_b
   }
   std::vector<uint64_t> tokens = std::move(*encoded);
   if (tokens.empty()) return m.fail(Error::InvalidArgument, "the prompt has no tokens");
-  const int64_t context = m.metadata[kMaxContextLen];
+  const int64_t context = m.meta(kMaxContextLen);
   if (m.pos + static_cast<int64_t>(tokens.size()) >= context) {
     return m.fail(Error::InvalidArgument,
                   "the prompt has %zu tokens, but the model's context holds %" PRId64 " (%" PRId64
                   " positions already used, and one more is needed to generate): shorten the prompt",
                   tokens.size(), context, m.pos);
   }
-  auto logits = step(tokens, m.pos);
-  if (!logits.ok()) return logits.error();
-  m.pos += static_cast<int64_t>(tokens.size());
-  // As upstream's prefiller: the token after the prompt is the argmax.
-  m.prefill_next_token = sample(*logits, 0.0f, 1.0f);
-  return *m.prefill_next_token;
+  const int64_t start = m.pos;
+  auto next = m.prefiller->prefill(tokens, m.pos);
+  if (!next.ok()) {
+    return m.fail(next.error(), "the prefill at position %" PRId64 " failed (error 0x%x): %s", start,
+                  static_cast<unsigned>(next.error()), executorch::runtime::last_error_message());
+  }
+  m.prefill_next_token = *next;
+  return *next;
 }
 
 Result<uint64_t> TextLLMRunner::prefill(const std::string& prompt, const GenerationConfig& config) {
@@ -210,11 +289,11 @@ Error TextLLMRunner::generate(const std::string& prompt, const GenerationConfig&
                               std::function<void(const std::string&)> token_callback,
                               std::function<void(const Stats&)> stats_callback) {
   Impl& m = *impl_;
-  if (!m.loaded) {
-    m.stats.model_load_start_ms = stats_time();
+  if (!is_loaded()) {
+    m.stats->model_load_start_ms = stats_time();
     Error e = load();
     if (e != Error::Ok) return e;
-    m.stats.model_load_end_ms = stats_time();
+    m.stats->model_load_end_ms = stats_time();
   }
   if (!config.grammar.empty()) {
     return m.fail(Error::NotSupported, "constrained decoding (GenerationConfig::grammar) is not supported");
@@ -225,21 +304,25 @@ Error TextLLMRunner::generate(const std::string& prompt, const GenerationConfig&
                   static_cast<double>(temperature));
   }
   const bool quiet = config.warming;
-  auto emit = [&](const std::string& piece) {
+  TextTokenGenerator* generator = m.generator.get();
+  // Prints and passes on each piece; a stop() from before the decode loop is handed to the loop.
+  std::function<void(const std::string&)> emit = [&](const std::string& piece) {
     if (!quiet) {
       safe_printf(piece.c_str());
       std::fflush(stdout);
     }
     if (token_callback) token_callback(piece);
+    if (m.stop) generator->stop();
   };
   m.stop = false;
   m.seed = config.seed;
   m.sampler.reset();
-  m.stats.inference_start_ms = stats_time();
-  const int64_t max_seq_len = m.metadata[kMaxSeqLen];
-  const int64_t context = m.metadata[kMaxContextLen];
+  m.stats->inference_start_ms = stats_time();
+  const int64_t max_seq_len = m.meta(kMaxSeqLen);
+  const int64_t context = m.meta(kMaxContextLen);
   int64_t num_prompt_tokens = 0;
   uint64_t cur = 0;
+  std::vector<uint64_t> tokens;
   if (!prompt.empty()) {
     auto encoded =
         m.tokenizer->encode(prompt, static_cast<int8_t>(config.num_bos), static_cast<int8_t>(config.num_eos));
@@ -247,8 +330,8 @@ Error TextLLMRunner::generate(const std::string& prompt, const GenerationConfig&
       return m.fail(Error::InvalidArgument, "the tokenizer cannot encode the prompt (tokenizers error %u)",
                     static_cast<unsigned>(encoded.error()));
     }
-    std::vector<uint64_t> tokens = std::move(*encoded);
-    m.stats.token_encode_end_ms = stats_time();
+    tokens = std::move(*encoded);
+    m.stats->token_encode_end_ms = stats_time();
     num_prompt_tokens = static_cast<int64_t>(tokens.size());
     if (num_prompt_tokens == 0) return m.fail(Error::InvalidArgument, "the prompt has no tokens");
     // A sliding-window program (max_seq_len < max_context_len) recycles its cache: only the prompt must fit.
@@ -260,10 +343,14 @@ Error TextLLMRunner::generate(const std::string& prompt, const GenerationConfig&
                     num_prompt_tokens, context, used);
     }
     if (config.echo) emit(prompt);
-    auto logits = step(tokens, m.pos);
-    if (!logits.ok()) return logits.error();
-    m.pos += num_prompt_tokens;
-    cur = sample(*logits, 0.0f, 1.0f);  // upstream's prefiller picks the first token greedily
+    const int64_t start = m.pos;
+    // As upstream's: the prefiller picks the first token greedily.
+    auto next = m.prefiller->prefill(tokens, m.pos);
+    if (!next.ok()) {
+      return m.fail(next.error(), "the prefill at position %" PRId64 " failed (error 0x%x): %s", start,
+                    static_cast<unsigned>(next.error()), executorch::runtime::last_error_message());
+    }
+    cur = *next;
     m.prefill_next_token.reset();
   } else {
     if (!m.prefill_next_token.has_value()) {
@@ -280,40 +367,30 @@ Error TextLLMRunner::generate(const std::string& prompt, const GenerationConfig&
                   " positions used",
                   config.max_new_tokens, config.seq_len, m.pos, context);
   }
-  m.stats.first_token_ms = stats_time();
-  m.stats.prompt_eval_end_ms = m.stats.first_token_ms;
+  m.stats->first_token_ms = stats_time();
+  m.stats->prompt_eval_end_ms = m.stats->first_token_ms;
   auto first = m.tokenizer->decode(cur, cur);
   if (!first.ok()) {
     return m.fail(Error::InvalidArgument, "the tokenizer cannot decode token %" PRIu64, cur);
   }
   emit(*first);
-  int64_t generated = 0;
-  while (generated < max_new - 1) {
-    auto logits = step({cur}, m.pos);
-    if (!logits.ok()) return logits.error();
-    const uint64_t prev = cur;
-    m.stats.on_sampling_begin();
-    cur = sample(*logits, temperature, config.topp);
-    m.stats.on_sampling_end();
-    ++m.pos;
-    ++generated;
-    auto piece = m.tokenizer->decode(prev, cur);
-    if (!piece.ok()) {
-      return m.fail(Error::InvalidArgument, "the tokenizer cannot decode token %" PRIu64, cur);
-    }
-    emit(*piece);
-    if (m.stop) break;
-    if (!config.ignore_eos && m.eos.count(cur) > 0) {
-      if (!quiet) std::printf("\n");
-      break;
-    }
+  // The decode loop: the token generator, sampling with this generate()'s seed and top-p.
+  tokens.push_back(cur);
+  m.generator->set_ignore_eos(config.ignore_eos);
+  if (m.vocab > 0) m.decoder->set_sampler(std::make_unique<Sampler>(m.vocab, temperature, config.topp, config.seed));
+  const int64_t start = m.pos;
+  auto generated = m.generator->generate(tokens, m.pos, max_new - 1, temperature, emit);
+  if (!generated.ok()) {
+    return m.fail(generated.error(), "the generation from position %" PRId64 " failed (error 0x%x): %s", start,
+                  static_cast<unsigned>(generated.error()), executorch::runtime::last_error_message());
   }
-  m.stats.inference_end_ms = stats_time();
+  m.pos += *generated;
+  m.stats->inference_end_ms = stats_time();
   if (!quiet) std::printf("\n");
-  m.stats.num_prompt_tokens = prompt.empty() ? m.pos : num_prompt_tokens;
-  m.stats.num_generated_tokens = generated;
-  if (!quiet) print_report(m.stats);
-  if (stats_callback) stats_callback(m.stats);
+  m.stats->num_prompt_tokens = prompt.empty() ? m.pos : num_prompt_tokens;
+  m.stats->num_generated_tokens = *generated;
+  if (!quiet) print_report(*m.stats);
+  if (stats_callback) stats_callback(*m.stats);
   return Error::Ok;
 }
 

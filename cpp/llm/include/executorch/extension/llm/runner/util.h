@@ -1,17 +1,22 @@
 #pragma once
 // Small helpers of the LLM runner (upstream: extension/llm/runner/util.h): printing a token's text, the clock of
-// the stats, the process's memory, and the macros that turn a tokenizers::Result into a runtime error.
+// the stats, the process's memory, the macros that turn a tokenizers::Result into a runtime error, and the
+// position tensor of a decoder call (populate_start_pos_or_cache_position).
 #include <cctype>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <string>
 #include <utility>
+#include <vector>
 #if defined(__linux__) || defined(__unix__)
 #include <sys/resource.h>
 #endif
 
+#include <executorch/extension/module/module.h>
+#include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/core/error.h>
+#include <executorch/runtime/core/result.h>
 #include <executorch/runtime/platform/log.h>
 #include <pytorch/tokenizers/error.h>
 
@@ -74,6 +79,28 @@ inline size_t get_rss_bytes() {
   if (getrusage(RUSAGE_SELF, &usage) == 0) return static_cast<size_t>(usage.ru_maxrss) * 1024;
 #endif
   return 0;
+}
+
+// The position input of a decoder call of seq_len tokens starting at start_pos, shaped as the method's second
+// input wants it: a view of start_pos itself when that input holds one element, else the seq_len cache positions
+// start_pos, start_pos + 1, ... written into cache_positions_vec. Both must outlive the returned tensor.
+inline runtime::Result<TensorPtr> populate_start_pos_or_cache_position(Module* module, int64_t& start_pos,
+                                                                       std::vector<int64_t>& cache_positions_vec,
+                                                                       int seq_len,
+                                                                       const char* method_name = "forward") {
+  auto method_meta = module->method_meta(method_name);
+  if (!method_meta.ok()) return method_meta.error();
+  auto input_meta = method_meta->input_tensor_meta(1);
+  if (!input_meta.ok()) return input_meta.error();
+  const auto sizes = input_meta->sizes();
+  const int64_t numel = sizes.size() == 0 ? 1 : sizes[0];
+  if (numel > 1) {
+    cache_positions_vec.resize(static_cast<size_t>(seq_len));
+    for (int i = 0; i < seq_len; ++i) cache_positions_vec[static_cast<size_t>(i)] = start_pos + i;
+    return from_blob(cache_positions_vec.data(), {static_cast<executorch::aten::SizesType>(seq_len)},
+                     executorch::aten::ScalarType::Long);
+  }
+  return from_blob(&start_pos, {1}, executorch::aten::ScalarType::Long);
 }
 
 }  // namespace llm
