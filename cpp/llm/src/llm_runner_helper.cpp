@@ -4,6 +4,8 @@
 #include <cinttypes>
 
 #include <executorch/extension/llm/runner/text_llm_runner.h>
+
+#include "runner_parts.h"
 #include <executorch/extension/llm/sampler/sampler.h>
 #include <executorch/runtime/platform/log.h>
 #include <executorch/runtime/platform/runtime.h>
@@ -164,22 +166,35 @@ std::unique_ptr<TextLLMRunner> create_text_llm_runner(const std::string& model_p
     ET_LOG(Error, "Failed to get metadata from model %s", model_path.c_str());
     return nullptr;
   }
-  auto eos_ids = std::make_unique<std::unordered_set<uint64_t>>(get_eos_ids(tokenizer.get(), module.get()));
-  auto io_manager = std::make_unique<IOManager>(*module);
-  const float init_temp = temperature == -1.0f ? 0.0f : temperature;
-  auto sampler = std::make_unique<Sampler>(static_cast<int32_t>(metadata->at(kVocabSize)), init_temp);
   ET_LOG(Info, "Using method: %s", method_name.c_str());
-  auto text_decoder_runner =
-      std::make_unique<TextDecoderRunner>(module.get(), io_manager.get(), method_name, std::move(sampler));
-  auto text_prefiller =
-      std::make_unique<TextPrefiller>(text_decoder_runner.get(), metadata->at(kUseKVCache) != 0,
-                                      metadata->at(kEnableDynamicShape) != 0, metadata->at(kMaxSeqLen));
   auto stats = std::make_unique<Stats>();
-  auto text_token_generator = std::make_unique<TextTokenGenerator>(
-      tokenizer.get(), text_decoder_runner.get(), metadata->at(kUseKVCache) != 0, std::move(eos_ids), stats.get());
-  return std::make_unique<TextLLMRunner>(
-      std::move(*metadata), std::move(tokenizer), std::move(module), std::move(text_decoder_runner),
-      std::move(text_prefiller), std::move(io_manager), std::move(text_token_generator), std::move(stats), temperature);
+  TextRunnerParts parts =
+      make_text_runner_parts(*metadata, tokenizer.get(), module.get(), method_name, temperature, stats.get());
+  return std::make_unique<TextLLMRunner>(std::move(*metadata), std::move(tokenizer), std::move(module),
+                                         std::move(parts.decoder), std::move(parts.prefiller),
+                                         std::move(parts.io_manager), std::move(parts.generator), std::move(stats),
+                                         temperature);
+}
+
+TextRunnerParts make_text_runner_parts(const std::unordered_map<std::string, int64_t>& metadata,
+                                       ::tokenizers::Tokenizer* tokenizer, Module* module,
+                                       const std::string& method_name, float temperature, Stats* stats) {
+  auto meta = [&metadata](const char* key) {
+    auto it = metadata.find(key);
+    return it == metadata.end() ? int64_t{0} : it->second;
+  };
+  TextRunnerParts p;
+  p.io_manager = std::make_unique<IOManager>(*module);
+  const float init_temp = temperature == -1.0f ? 0.0f : temperature;
+  p.decoder =
+      std::make_unique<TextDecoderRunner>(module, p.io_manager.get(), method_name,
+                                          std::make_unique<Sampler>(static_cast<int32_t>(meta(kVocabSize)), init_temp));
+  p.prefiller = std::make_unique<TextPrefiller>(p.decoder.get(), meta(kUseKVCache) != 0, meta(kEnableDynamicShape) != 0,
+                                                meta(kMaxSeqLen));
+  p.generator = std::make_unique<TextTokenGenerator>(
+      tokenizer, p.decoder.get(), meta(kUseKVCache) != 0,
+      std::make_unique<std::unordered_set<uint64_t>>(get_eos_ids(tokenizer, module)), stats);
+  return p;
 }
 
 // Declared only (llm_runner_helper.h); the definition makes the nullptr unique_ptr below complete.

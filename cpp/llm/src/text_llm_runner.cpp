@@ -13,6 +13,8 @@
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/platform/log.h>
 
+#include "runner_parts.h"
+
 namespace executorch {
 namespace extension {
 namespace llm {
@@ -61,6 +63,35 @@ struct TextLLMRunner::Impl {
   int64_t meta(const char* key) const {
     auto it = metadata.find(key);
     return it == metadata.end() ? 0 : it->second;
+  }
+  // The prompt's tokens; an error for a prompt the tokenizer cannot encode or that encodes to nothing.
+  Result<std::vector<uint64_t>> encode(const std::string& prompt, int32_t num_bos, int32_t num_eos) {
+    auto encoded = tokenizer->encode(prompt, static_cast<int8_t>(num_bos), static_cast<int8_t>(num_eos));
+    if (!encoded.ok()) {
+      return fail(Error::InvalidArgument, "the tokenizer cannot encode the prompt (tokenizers error %u)",
+                  static_cast<unsigned>(encoded.error()));
+    }
+    if (encoded->empty()) return fail(Error::InvalidArgument, "the prompt has no tokens");
+    return std::move(*encoded);
+  }
+  // Whether n prompt tokens fit the context after `used` positions, with one more left to generate.
+  Error check_fits(int64_t n, int64_t used) {
+    const int64_t context = meta(kMaxContextLen);
+    if (used + n < context) return Error::Ok;
+    return fail(Error::InvalidArgument,
+                "the prompt has %" PRId64 " tokens, but the model's context holds %" PRId64 " (%" PRId64
+                " positions already used, and one more is needed to generate): shorten the prompt",
+                n, context, used);
+  }
+  // The prefiller over tokens at pos (moved past them); the token predicted after them.
+  Result<uint64_t> run_prefill(std::vector<uint64_t>& tokens) {
+    const int64_t start = pos;
+    auto next = prefiller->prefill(tokens, pos);
+    if (!next.ok()) {
+      return fail(next.error(), "the prefill at position %" PRId64 " failed (error 0x%x): %s", start,
+                  static_cast<unsigned>(next.error()), executorch::runtime::last_error_message());
+    }
+    return *next;
   }
 };
 
@@ -138,16 +169,12 @@ Error TextLLMRunner::load() {
                     kMaxSeqLen);
     }
     m.metadata = std::move(*metadata);
-    auto eos = std::make_unique<std::unordered_set<uint64_t>>(get_eos_ids(m.tokenizer.get(), m.module.get()));
-    m.io_manager = std::make_unique<IOManager>(*m.module);
-    const float init_temp = m.temperature == -1.0f ? 0.0f : m.temperature;
-    m.decoder = std::make_unique<TextDecoderRunner>(
-        m.module.get(), m.io_manager.get(), m.method,
-        std::make_unique<Sampler>(static_cast<int32_t>(m.meta(kVocabSize)), init_temp));
-    m.prefiller = std::make_unique<TextPrefiller>(m.decoder.get(), m.meta(kUseKVCache) != 0,
-                                                  m.meta(kEnableDynamicShape) != 0, m.meta(kMaxSeqLen));
-    m.generator = std::make_unique<TextTokenGenerator>(m.tokenizer.get(), m.decoder.get(), m.meta(kUseKVCache) != 0,
-                                                       std::move(eos), m.stats.get());
+    TextRunnerParts parts =
+        make_text_runner_parts(m.metadata, m.tokenizer.get(), m.module.get(), m.method, m.temperature, m.stats.get());
+    m.io_manager = std::move(parts.io_manager);
+    m.decoder = std::move(parts.decoder);
+    m.prefiller = std::move(parts.prefiller);
+    m.generator = std::move(parts.generator);
   }
   if (!m.prefiller || !m.generator || !m.io_manager) {
     return m.fail(Error::InvalidArgument, "no prefiller, token generator or IOManager given");
@@ -257,26 +284,12 @@ Result<uint64_t> TextLLMRunner::prefill(const std::string& prompt, int32_t num_b
   Impl& m = *impl_;
   Error e = load();
   if (e != Error::Ok) return e;
-  auto encoded = m.tokenizer->encode(prompt, static_cast<int8_t>(num_bos), static_cast<int8_t>(num_eos));
-  if (!encoded.ok()) {
-    return m.fail(Error::InvalidArgument, "the tokenizer cannot encode the prompt (tokenizers error %u)",
-                  static_cast<unsigned>(encoded.error()));
-  }
-  std::vector<uint64_t> tokens = std::move(*encoded);
-  if (tokens.empty()) return m.fail(Error::InvalidArgument, "the prompt has no tokens");
-  const int64_t context = m.meta(kMaxContextLen);
-  if (m.pos + static_cast<int64_t>(tokens.size()) >= context) {
-    return m.fail(Error::InvalidArgument,
-                  "the prompt has %zu tokens, but the model's context holds %" PRId64 " (%" PRId64
-                  " positions already used, and one more is needed to generate): shorten the prompt",
-                  tokens.size(), context, m.pos);
-  }
-  const int64_t start = m.pos;
-  auto next = m.prefiller->prefill(tokens, m.pos);
-  if (!next.ok()) {
-    return m.fail(next.error(), "the prefill at position %" PRId64 " failed (error 0x%x): %s", start,
-                  static_cast<unsigned>(next.error()), executorch::runtime::last_error_message());
-  }
+  auto tokens = m.encode(prompt, num_bos, num_eos);
+  if (!tokens.ok()) return tokens.error();
+  e = m.check_fits(static_cast<int64_t>(tokens->size()), m.pos);
+  if (e != Error::Ok) return e;
+  auto next = m.run_prefill(*tokens);
+  if (!next.ok()) return next.error();
   m.prefill_next_token = *next;
   return *next;
 }
@@ -324,32 +337,18 @@ Error TextLLMRunner::generate(const std::string& prompt, const GenerationConfig&
   uint64_t cur = 0;
   std::vector<uint64_t> tokens;
   if (!prompt.empty()) {
-    auto encoded =
-        m.tokenizer->encode(prompt, static_cast<int8_t>(config.num_bos), static_cast<int8_t>(config.num_eos));
-    if (!encoded.ok()) {
-      return m.fail(Error::InvalidArgument, "the tokenizer cannot encode the prompt (tokenizers error %u)",
-                    static_cast<unsigned>(encoded.error()));
-    }
+    auto encoded = m.encode(prompt, config.num_bos, config.num_eos);
+    if (!encoded.ok()) return encoded.error();
     tokens = std::move(*encoded);
     m.stats->token_encode_end_ms = stats_time();
     num_prompt_tokens = static_cast<int64_t>(tokens.size());
-    if (num_prompt_tokens == 0) return m.fail(Error::InvalidArgument, "the prompt has no tokens");
     // A sliding-window program (max_seq_len < max_context_len) recycles its cache: only the prompt must fit.
-    const int64_t used = max_seq_len >= context ? m.pos : 0;
-    if (used + num_prompt_tokens >= context) {
-      return m.fail(Error::InvalidArgument,
-                    "the prompt has %" PRId64 " tokens, but the model's context holds %" PRId64 " (%" PRId64
-                    " positions already used, and one more is needed to generate): shorten the prompt",
-                    num_prompt_tokens, context, used);
-    }
+    Error e = m.check_fits(num_prompt_tokens, max_seq_len >= context ? m.pos : 0);
+    if (e != Error::Ok) return e;
     if (config.echo) emit(prompt);
-    const int64_t start = m.pos;
     // As upstream's: the prefiller picks the first token greedily.
-    auto next = m.prefiller->prefill(tokens, m.pos);
-    if (!next.ok()) {
-      return m.fail(next.error(), "the prefill at position %" PRId64 " failed (error 0x%x): %s", start,
-                    static_cast<unsigned>(next.error()), executorch::runtime::last_error_message());
-    }
+    auto next = m.run_prefill(tokens);
+    if (!next.ok()) return next.error();
     cur = *next;
     m.prefill_next_token.reset();
   } else {
