@@ -50,6 +50,17 @@ struct Run {
   llm::Stats stats;
 };
 
+// runner.generate(prompt, config) collecting its pieces and stats into *run.
+Error generate_into(llm::IRunner& runner, const std::string& prompt, const llm::GenerationConfig& config, Run* run) {
+  return runner.generate(
+      prompt, config,
+      [run](const std::string& piece) {
+        run->text += piece;
+        ++run->pieces;
+      },
+      [run](const llm::Stats& stats) { run->stats = stats; });
+}
+
 // The parts of a runner over one program, made as upstream's create_text_llm_runner makes them.
 struct Parts {
   std::unordered_map<std::string, int64_t> metadata;
@@ -153,13 +164,7 @@ int main(int argc, char** argv) {
   config.echo = false;
   config.max_new_tokens = max_new_tokens;
   Run first;
-  Error err = base->generate(
-      prompt, config,
-      [&first](const std::string& piece) {
-        first.text += piece;
-        ++first.pieces;
-      },
-      [&first](const llm::Stats& stats) { first.stats = stats; });
+  Error err = generate_into(*base, prompt, config, &first);
   if (err != Error::Ok) return 3;
   std::fprintf(stderr, "text: [%s]\npieces: %d\nstats: %s\n", first.text.c_str(), first.pieces,
                llm::stats_to_json_string(first.stats).c_str());
@@ -290,13 +295,7 @@ int main(int argc, char** argv) {
     config.seq_len = -1;
     config.max_new_tokens = max_new_tokens;
     Run run;
-    err = assembled->generate(
-        prompt, config,
-        [&run](const std::string& piece) {
-          run.text += piece;
-          ++run.pieces;
-        },
-        [&run](const llm::Stats& stats) { run.stats = stats; });
+    err = generate_into(*assembled, prompt, config, &run);
     if (err != Error::Ok) return 8;
     std::fprintf(stderr, "component text: [%s]\ncomponent pieces: %d\ncomponent stats: %s\n", run.text.c_str(),
                  run.pieces, llm::stats_to_json_string(run.stats).c_str());
