@@ -19,9 +19,12 @@ struct PackedQB4 {
   // [4 k][16 columns] order), columns past N zero.
   bool panels = false;
   aligned_vector<uint8_t> q;
-  aligned_vector<float> scales;  // rows: N x (K / group); panels: per panel, per group, 16 columns
-  aligned_vector<float> wsum;    // panels: per panel, per group, 16 columns: sum of w + 8 over the group
-  aligned_vector<float> bias;    // N (rows) or the panels' padded width, or empty
+  // rows: N x (K / group); panels: per panel, per group, 16 columns (empty where scales_bf16 holds them)
+  aligned_vector<float> scales;
+  // panels, when every scale is a bfloat16 value (XNNPACK's blockwise scales are): the same order, as bf16 bits, so
+  // a decode step reads 4.5 bits a weight (the group sums of w + 8 the kernel needs are taken on the fly)
+  aligned_vector<uint16_t> scales_bf16;
+  aligned_vector<float> bias;  // N (rows) or the panels' padded width, or empty
 };
 
 // True where qb4_gemm_dynamic has a kernel (x86-64: AVX-512 VNNI; aarch64: dotprod, UDOT); elsewhere the callers

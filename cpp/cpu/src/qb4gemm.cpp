@@ -7,6 +7,7 @@
 
 #include <executorch/extension/parallel/thread_parallel.h>
 
+#include "float16.h"
 #include "gemm.h"
 #include "isa.h"
 #include "qgemm.h"
@@ -64,8 +65,13 @@ bool pack_qb4(int64_t K, int64_t N, const float* W, const float* scales, int64_t
     const int64_t P = (N + 15) / 16;
     auto at = [&](int64_t n, int64_t k) -> uint8_t { return n < N ? nib[static_cast<size_t>(n * K + k)] : 8; };
     p.q.resize(static_cast<size_t>(P * (K / 8) * 64));
-    p.scales.assign(static_cast<size_t>(P * G * 16), 0.f);
-    p.wsum.assign(static_cast<size_t>(P * G * 16), 0.f);
+    const bool bf16 =
+        std::all_of(scales, scales + N * G, [](float s) { return etkb::bf16_to_float(etkb::float_to_bf16(s)) == s; });
+    if (bf16) {
+      p.scales_bf16.assign(static_cast<size_t>(P * G * 16), 0);
+    } else {
+      p.scales.assign(static_cast<size_t>(P * G * 16), 0.f);
+    }
     for (int64_t pn = 0; pn < P; ++pn) {
       for (int64_t b = 0; b < K / 8; ++b)
         for (int c = 0; c < 16; ++c)
@@ -76,10 +82,12 @@ bool pack_qb4(int64_t K, int64_t N, const float* W, const float* scales, int64_t
         for (int c = 0; c < 16; ++c) {
           const int64_t n = pn * 16 + c;
           if (n >= N) continue;
-          float sum = 0.f;
-          for (int64_t k = g * group; k < (g + 1) * group; ++k) sum += static_cast<float>(at(n, k));
-          p.wsum[static_cast<size_t>((pn * G + g) * 16 + c)] = sum;
-          p.scales[static_cast<size_t>((pn * G + g) * 16 + c)] = scales[n * G + g];
+          const auto at_pg = static_cast<size_t>((pn * G + g) * 16 + c);
+          if (bf16) {
+            p.scales_bf16[at_pg] = etkb::float_to_bf16(scales[n * G + g]);
+          } else {
+            p.scales[at_pg] = scales[n * G + g];
+          }
         }
     }
     if (bias != nullptr) {
@@ -300,10 +308,10 @@ void qb4_gemm(int64_t M, const float* A, int64_t rsa, const PackedQB4& B, float*
 namespace {
 
 struct DynRows {
-  const uint8_t* u;  // M x K activations as u8 (A + row_offset)
-  const float* e;    // M x G: 8 * row_offset * group - 8 * (the group's sum of u)
-  const float* ro;   // M row offsets
-  const float* rs;   // M row scales
+  const uint8_t* u;   // M x K activations as u8 (A + row_offset)
+  const int32_t* e;   // M x G: 8 * row_offset * group - 8 * (the group's sum of u)
+  const int32_t* ro;  // M row offsets (integers)
+  const float* rs;    // M row scales
 };
 
 }  // namespace
@@ -314,24 +322,27 @@ namespace {
 
 #define ETK_QB4_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
-// MR rows x one 16-column panel: per group, int32 sums of u8 x (w + 8) (vpdpbusd), then in float the offsets come
-// off (- row_offset * sum(w + 8) - 8 * sum(u) + 8 * row_offset * group) and the group's scales multiply.
-template <int MR>
+// MR rows x one 16-column panel: per group, int32 sums of u8 x (w + 8) (vpdpbusd) and of w + 8 alone (against
+// ones; shared by the rows), the offsets off in int32 (sum(u (w + 8)) - row_offset * sum(w + 8) - 8 * sum(u) +
+// 8 * row_offset * group = sum(A w), exact), then the group's scales multiply in float.
+template <int MR, bool kBF16>
 ETK_QB4_VNNI void qb4_vnni_block(const PackedQB4& B, const DynRows& d, int64_t i0, int64_t pn, float* C, int64_t rsc,
                                  float lo, float hi) {
   const int64_t K = B.K, G = K / B.group, steps = B.group / 8;
   const uint8_t* panel = B.q.data() + pn * (K / 8) * 64;
-  const __m512i m0f = _mm512_set1_epi8(0x0F);
+  const __m512i m0f = _mm512_set1_epi8(0x0F), ones = _mm512_set1_epi8(1);
   __m512 acc[MR];
   for (int m = 0; m < MR; ++m) acc[m] = _mm512_setzero_ps();
   for (int64_t g = 0; g < G; ++g) {
     __m512i di[MR];
+    __m512i ws = _mm512_setzero_si512();
     for (int m = 0; m < MR; ++m) di[m] = _mm512_setzero_si512();
     for (int64_t s = 0; s < steps; ++s) {
       const int64_t b = g * steps + s;
       const __m512i v = _mm512_loadu_si512(panel + b * 64);
       const __m512i wl = _mm512_and_si512(v, m0f);
       const __m512i wh = _mm512_and_si512(_mm512_srli_epi16(v, 4), m0f);
+      ws = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(ws, ones, wl), ones, wh);
       for (int m = 0; m < MR; ++m) {
         int32_t xl, xh;
         std::memcpy(&xl, d.u + (i0 + m) * K + 8 * b, 4);
@@ -340,13 +351,19 @@ ETK_QB4_VNNI void qb4_vnni_block(const PackedQB4& B, const DynRows& d, int64_t i
         di[m] = _mm512_dpbusd_epi32(di[m], _mm512_set1_epi32(xh), wh);
       }
     }
-    const __m512 sw = _mm512_loadu_ps(B.wsum.data() + (pn * G + g) * 16);
-    const __m512 sc = _mm512_loadu_ps(B.scales.data() + (pn * G + g) * 16);
+    const size_t at = static_cast<size_t>((pn * G + g) * 16);
+    __m512 sc;
+    if constexpr (kBF16) {
+      const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B.scales_bf16.data() + at));
+      sc = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    } else {
+      sc = _mm512_loadu_ps(B.scales.data() + at);
+    }
     for (int m = 0; m < MR; ++m) {
-      const __m512 t =
-          _mm512_fnmadd_ps(_mm512_set1_ps(d.ro[i0 + m]), sw,
-                           _mm512_add_ps(_mm512_cvtepi32_ps(di[m]), _mm512_set1_ps(d.e[(i0 + m) * G + g])));
-      acc[m] = _mm512_fmadd_ps(t, sc, acc[m]);
+      const __m512i t =
+          _mm512_add_epi32(_mm512_sub_epi32(di[m], _mm512_mullo_epi32(_mm512_set1_epi32(d.ro[i0 + m]), ws)),
+                           _mm512_set1_epi32(d.e[(i0 + m) * G + g]));
+      acc[m] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(t), sc, acc[m]);
     }
   }
   const int64_t n0 = pn * 16, nc = std::min<int64_t>(16, B.N - n0);
@@ -365,20 +382,21 @@ ETK_QB4_VNNI void qb4_vnni_block(const PackedQB4& B, const DynRows& d, int64_t i
 namespace {
 
 // The same on aarch64 with dotprod: the 64 bytes of a block are 4 vectors of 4 columns x 4 bytes, the layout UDOT
-// reads (u8 x u8: the activations and the nibbles w + 8), and the float part uses the same fused operations, so the
-// results equal the VNNI kernel's.
-template <int MR>
+// reads (u8 x u8: the activations and the nibbles w + 8), the same int32 sums and the same fused float operations,
+// so the results equal the VNNI kernel's.
+template <int MR, bool kBF16>
 __attribute__((target("arch=armv8.2-a+dotprod"))) void qb4_udot_block(const PackedQB4& B, const DynRows& d, int64_t i0,
                                                                       int64_t pn, float* C, int64_t rsc, float lo,
                                                                       float hi) {
   const int64_t K = B.K, G = K / B.group, steps = B.group / 8;
   const uint8_t* panel = B.q.data() + pn * (K / 8) * 64;
-  const uint8x16_t m0f = vdupq_n_u8(0x0F);
+  const uint8x16_t m0f = vdupq_n_u8(0x0F), ones = vdupq_n_u8(1);
   float32x4_t acc[MR][4];
   for (int m = 0; m < MR; ++m)
     for (int q = 0; q < 4; ++q) acc[m][q] = vdupq_n_f32(0.f);
   for (int64_t g = 0; g < G; ++g) {
-    uint32x4_t di[MR][4];
+    uint32x4_t di[MR][4], ws[4];
+    for (int q = 0; q < 4; ++q) ws[q] = vdupq_n_u32(0);
     for (int m = 0; m < MR; ++m)
       for (int q = 0; q < 4; ++q) di[m][q] = vdupq_n_u32(0);
     for (int64_t s = 0; s < steps; ++s) {
@@ -388,6 +406,7 @@ __attribute__((target("arch=armv8.2-a+dotprod"))) void qb4_udot_block(const Pack
         const uint8x16_t v = vld1q_u8(panel + b * 64 + q * 16);
         wl[q] = vandq_u8(v, m0f);
         wh[q] = vshrq_n_u8(v, 4);
+        ws[q] = vdotq_u32(vdotq_u32(ws[q], wl[q], ones), wh[q], ones);
       }
       for (int m = 0; m < MR; ++m) {
         uint32_t xl, xh;
@@ -398,13 +417,14 @@ __attribute__((target("arch=armv8.2-a+dotprod"))) void qb4_udot_block(const Pack
       }
     }
     for (int q = 0; q < 4; ++q) {
-      const float32x4_t sw = vld1q_f32(B.wsum.data() + (pn * G + g) * 16 + q * 4);
-      const float32x4_t sc = vld1q_f32(B.scales.data() + (pn * G + g) * 16 + q * 4);
+      const size_t at = static_cast<size_t>((pn * G + g) * 16 + q * 4);
+      const float32x4_t sc = kBF16 ? vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(B.scales_bf16.data() + at), 16))
+                                   : vld1q_f32(B.scales.data() + at);
+      const int32x4_t sw = vreinterpretq_s32_u32(ws[q]);
       for (int m = 0; m < MR; ++m) {
-        const float32x4_t sum =
-            vaddq_f32(vcvtq_f32_s32(vreinterpretq_s32_u32(di[m][q])), vdupq_n_f32(d.e[(i0 + m) * G + g]));
-        const float32x4_t t = vfmsq_f32(sum, vdupq_n_f32(d.ro[i0 + m]), sw);
-        acc[m][q] = vfmaq_f32(acc[m][q], t, sc);
+        const int32x4_t t = vaddq_s32(vmlsq_n_s32(vreinterpretq_s32_u32(di[m][q]), sw, d.ro[i0 + m]),
+                                      vdupq_n_s32(d.e[(i0 + m) * G + g]));
+        acc[m][q] = vfmaq_f32(acc[m][q], vcvtq_f32_s32(t), sc);
       }
     }
   }
@@ -424,15 +444,34 @@ __attribute__((target("arch=armv8.2-a+dotprod"))) void qb4_udot_block(const Pack
 #define ETK_QB4_BLOCK qb4_udot_block
 #endif
 
+#if defined(ETK_QB4_BLOCK)
+namespace {
+
+// Rows i0 .. i0 + rows (at most 4) of the activations times panel pn.
+template <bool kBF16>
+void qb4_block_rows(int64_t rows, const PackedQB4& B, const DynRows& d, int64_t i0, int64_t pn, float* C, int64_t rsc,
+                    float lo, float hi) {
+  switch (rows) {
+    case 1: ETK_QB4_BLOCK<1, kBF16>(B, d, i0, pn, C, rsc, lo, hi); break;
+    case 2: ETK_QB4_BLOCK<2, kBF16>(B, d, i0, pn, C, rsc, lo, hi); break;
+    case 3: ETK_QB4_BLOCK<3, kBF16>(B, d, i0, pn, C, rsc, lo, hi); break;
+    default: ETK_QB4_BLOCK<4, kBF16>(B, d, i0, pn, C, rsc, lo, hi); break;
+  }
+}
+
+}  // namespace
+#endif
+
 void qb4_gemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offset, const float* row_scale,
                       const PackedQB4& B, float* C, int64_t rsc, float lo, float hi) {
 #if defined(ETK_QB4_BLOCK)
   const int64_t N = B.N, K = B.K, G = K / B.group;
   if (M <= 0 || N <= 0 || !B.panels) return;
   std::vector<uint8_t> u(static_cast<size_t>(M * K));
-  std::vector<float> e(static_cast<size_t>(M * G));
+  std::vector<int32_t> e(static_cast<size_t>(M * G)), ro_int(static_cast<size_t>(M));
   for (int64_t i = 0; i < M; ++i) {
-    const float ro = row_offset[i];
+    const float ro = row_offset[i];  // an integer (qd8 rows: 128 - zero point ... see quant.cpp's qd8_row)
+    ro_int[static_cast<size_t>(i)] = static_cast<int32_t>(std::lrint(std::min(std::max(ro, 0.f), 255.f)));
     for (int64_t g = 0; g < G; ++g) {
       int32_t sum = 0;
       for (int64_t k = g * B.group; k < (g + 1) * B.group; ++k) {
@@ -442,20 +481,20 @@ void qb4_gemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_o
         u[static_cast<size_t>(i * K + k)] = static_cast<uint8_t>(v);
         sum += v;
       }
-      e[static_cast<size_t>(i * G + g)] = 8.f * ro * static_cast<float>(B.group) - 8.f * static_cast<float>(sum);
+      e[static_cast<size_t>(i * G + g)] = 8 * ro_int[static_cast<size_t>(i)] * static_cast<int32_t>(B.group) - 8 * sum;
     }
   }
-  const DynRows d{u.data(), e.data(), row_offset, row_scale};
+  const DynRows d{u.data(), e.data(), ro_int.data(), row_scale};
   const int64_t P = (N + 15) / 16, mb = (M + 3) / 4;
   const double macs = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   auto run = [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t pn = t % P, i0 = (t / P) * 4;
-      switch (std::min<int64_t>(4, M - i0)) {
-        case 1: ETK_QB4_BLOCK<1>(B, d, i0, pn, C, rsc, lo, hi); break;
-        case 2: ETK_QB4_BLOCK<2>(B, d, i0, pn, C, rsc, lo, hi); break;
-        case 3: ETK_QB4_BLOCK<3>(B, d, i0, pn, C, rsc, lo, hi); break;
-        default: ETK_QB4_BLOCK<4>(B, d, i0, pn, C, rsc, lo, hi); break;
+      const int64_t rows = std::min<int64_t>(4, M - i0);
+      if (B.scales_bf16.empty()) {
+        qb4_block_rows<false>(rows, B, d, i0, pn, C, rsc, lo, hi);
+      } else {
+        qb4_block_rows<true>(rows, B, d, i0, pn, C, rsc, lo, hi);
       }
     }
   };

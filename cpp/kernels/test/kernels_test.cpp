@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "activations.h"
+#include "float16.h"
 #include "gemm.h"
 #include "qb4gemm.h"
 #include "qgemm.h"
@@ -808,7 +809,9 @@ TEST_F(Kernels, BlockwiseInt4DynamicGemmMatchesIntegerReference) {
     std::vector<float> W(static_cast<size_t>(N * K)), S(static_cast<size_t>(N * G)), A(static_cast<size_t>(M * K)),
         ro(static_cast<size_t>(M)), rs(static_cast<size_t>(M)), bias(static_cast<size_t>(N));
     std::vector<int> q(static_cast<size_t>(N * K));
-    for (auto& s : S) s = std::ldexp(static_cast<float>(uni(1, 1000)), -uni(6, 14));
+    // Every other case with bfloat16 scales (XNNPACK's blockwise scales are): the panels keep them in 16 bits.
+    const bool bf16 = it % 2 == 0;
+    for (auto& s : S) s = std::ldexp(static_cast<float>(uni(1, bf16 ? 255 : 1000)), -uni(6, 14));
     for (int64_t n = 0; n < N; ++n)
       for (int64_t k = 0; k < K; ++k) {
         q[static_cast<size_t>(n * K + k)] = uni(-8, 7);
@@ -822,6 +825,9 @@ TEST_F(Kernels, BlockwiseInt4DynamicGemmMatchesIntegerReference) {
     for (auto& b : bias) b = static_cast<float>(uni(-1000, 1000)) / 100.f;
     etk::PackedQB4 p;
     ASSERT_TRUE(etk::pack_qb4(K, N, W.data(), S.data(), group, has_bias ? bias.data() : nullptr, &p, true));
+    ASSERT_EQ(p.scales_bf16.empty(), !bf16 && std::any_of(S.begin(), S.end(), [](float s) {
+                return etkb::bf16_to_float(etkb::float_to_bf16(s)) != s;
+              }));
     std::vector<float> C(static_cast<size_t>(M * N));
     etk::qb4_gemm_dynamic(M, A.data(), K, ro.data(), rs.data(), p, C.data(), N, -40.f, 40.f);
     for (int64_t i = 0; i < M; ++i) {
