@@ -286,18 +286,19 @@ ETK_VNNI inline __m512i x4(const uint8_t* p) {
   return _mm512_set1_epi32(x);
 }
 
-// Rows [m, m + mr) times every panel, into C (rows from m). Row i's u8 activations: kTaps, T segments of G 4-byte
-// groups, segment t at a[i * T + t] (a convolution's taps read in place, T * G = Kp / 4); else dense rows of Kp
-// bytes from `dense` (G = Kp / 4).
+// Rows [m, m + mr) times the panels of columns [j_begin, j_end) (j_begin a multiple of kNr), into C (rows from m).
+// Row i's u8 activations: kTaps, T segments of G 4-byte groups, segment t at a[i * T + t] (a convolution's taps read
+// in place, T * G = Kp / 4); else dense rows of Kp bytes from `dense` (G = Kp / 4).
 template <bool kTaps>
 ETK_VNNI void block(const Source& src, int64_t m, const uint8_t* dense, const uint8_t* const* a, int64_t taps,
-                    int64_t G, int64_t mr, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
+                    int64_t G, int64_t mr, const PackedQB& B, float lo, float hi, float* C, int64_t rsc,
+                    int64_t j_begin, int64_t j_end) {
   const int64_t Kp = B.Kp, T = kTaps ? taps : 1;  // dense rows: one segment, known when compiled
   auto seg = [&](int64_t i, int64_t t) { return kTaps ? a[i * T + t] : dense + i * Kp; };
   auto mask_of = [&](int64_t j) { return static_cast<__mmask16>((1u << std::min<int64_t>(kNr, B.N - j)) - 1u); };
-  int64_t j0 = 0;
+  int64_t j0 = j_begin;
   // Two panels at a time: each broadcast of 4 activation bytes feeds two vpdpbusd (4 rows x 32 columns).
-  for (; j0 + kNr < B.N; j0 += 2 * kNr) {
+  for (; j0 + kNr < j_end; j0 += 2 * kNr) {
     const int8_t* p0 = B.data.data() + (j0 / kNr) * Kp * kNr;
     const int8_t* p1 = p0 + Kp * kNr;
     const __mmask16 m0 = mask_of(j0), m1 = mask_of(j0 + kNr);
@@ -343,7 +344,7 @@ ETK_VNNI void block(const Source& src, int64_t m, const uint8_t* dense, const ui
     }
   }
   // The last panel alone.
-  for (; j0 < B.N; j0 += kNr) {
+  for (; j0 < j_end; j0 += kNr) {
     const int8_t* panel = B.data.data() + (j0 / kNr) * Kp * kNr;
     const __mmask16 mask = mask_of(j0);
     int64_t i = 0;
@@ -378,6 +379,26 @@ ETK_VNNI void block(const Source& src, int64_t m, const uint8_t* dense, const ui
   }
 }
 
+// Dense row r of the source as Kp u8 bytes (the padding zero).
+ETK_VNNI void dense_row(const Source& src, int64_t r, const PackedQB& B, uint8_t* d) {
+  if (src.qd8_offset != nullptr) {
+    const Qd8Row q = qd8_row(src, r, B.K);
+    quantize_u8(src.A + r * src.rsa, B.K, q.mult, q.lo, q.hi, q.offset, d);
+  } else {
+    convert_u8(B, src.A + r * src.rsa, B.K, src.row_offset ? src.row_offset[r] : B.a_offset, d);
+  }
+  if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
+}
+
+// A few dense rows (a decode step): converted once, then pairs of panels split over the pool.
+ETK_VNNI void few_rows(const Source& src, int64_t M, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
+  std::vector<uint8_t> u(static_cast<size_t>(M * B.Kp + kCopy));
+  for (int64_t i = 0; i < M; ++i) dense_row(src, i, B, u.data() + i * B.Kp);
+  ::executorch::extension::parallel_for(0, (B.N + 2 * kNr - 1) / (2 * kNr), 1, [&](int64_t b, int64_t e) {
+    block<false>(src, 0, u.data(), nullptr, 1, B.Kp / 4, M, B, lo, hi, C, rsc, b * 2 * kNr, std::min(B.N, e * 2 * kNr));
+  });
+}
+
 ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo, float hi, float* C,
                    int64_t rsc) {
   thread_local std::vector<uint8_t> u_tls;
@@ -405,34 +426,30 @@ ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B,
         translate(a, seg, mr * T, taps.data());
         ta = taps.data();
       }
-      block<true>(src, m, nullptr, ta, T, G, mr, B, lo, hi, C + m * rsc, rsc);
+      block<true>(src, m, nullptr, ta, T, G, mr, B, lo, hi, C + m * rsc, rsc, 0, B.N);
       continue;
     }
     if (seg == nullptr && src.row_offset == nullptr && src.rsa == B.K && B.Kp == B.K) {
       // Contiguous rows of whole 4-byte groups (a 1x1 convolution's pixels): one conversion for all of them.
       convert_u8(B, src.A + m * src.rsa, mr * B.K, B.a_offset, u.data());
-      block<false>(src, m, u.data(), nullptr, 1, G, mr, B, lo, hi, C + m * rsc, rsc);
+      block<false>(src, m, u.data(), nullptr, 1, G, mr, B, lo, hi, C + m * rsc, rsc, 0, B.N);
       continue;
     }
     for (int64_t i = 0; i < mr; ++i) {
       uint8_t* d = u.data() + i * B.Kp;
-      if (src.qd8_offset != nullptr) {
-        const Qd8Row q = qd8_row(src, m + i, B.K);
-        quantize_u8(src.A + (m + i) * src.rsa, B.K, q.mult, q.lo, q.hi, q.offset, d);
-        if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
+      if (seg == nullptr) {
+        dense_row(src, m + i, B, d);
         continue;
       }
-      const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
-      if (seg == nullptr) {
-        convert_u8(B, src.A + (m + i) * src.rsa, B.K, offset, d);
-      } else if (src.act != nullptr) {
+      if (src.act != nullptr) {
         copy_segments(*src.act, seg + i * src.T, src.T, src.L, d);
       } else {
+        const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
         for (int64_t t = 0; t < src.T; ++t) convert_u8(B, seg[i * src.T + t], src.L, offset, d + t * src.L);
       }
       if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
     }
-    block<false>(src, m, u.data(), nullptr, 1, G, mr, B, lo, hi, C + m * rsc, rsc);
+    block<false>(src, m, u.data(), nullptr, 1, G, mr, B, lo, hi, C + m * rsc, rsc, 0, B.N);
   }
 }
 
@@ -519,12 +536,13 @@ inline void store(const int32x4_t (&acc)[4], const Source& src, int64_t r, const
   std::memcpy(c, out, static_cast<size_t>(n) * sizeof(float));
 }
 
-// Rows [m, m + mr) (s8 activations, Kp bytes each) times every panel, into C (rows from m): 4 rows x 16 columns
-// per pass (16 accumulators), each 4-byte group of a row broadcast to the 4 SDOTs of the panel's columns.
+// Rows [m, m + mr) (s8 activations, Kp bytes each) times the panels of columns [j_begin, j_end), into C (rows from
+// m): 4 rows x 16 columns per pass (16 accumulators), each 4-byte group of a row broadcast to the 4 SDOTs of the
+// panel's columns.
 ETK_DOTPROD void block(const Source& src, int64_t m, const int8_t* u, int64_t mr, const PackedQB& B, float lo, float hi,
-                       float* C, int64_t rsc) {
+                       float* C, int64_t rsc, int64_t j_begin, int64_t j_end) {
   const int64_t Kp = B.Kp, groups = Kp / 4;
-  for (int64_t j0 = 0; j0 < B.N; j0 += kNr) {
+  for (int64_t j0 = j_begin; j0 < j_end; j0 += kNr) {
     const int8_t* panel = B.data.data() + (j0 / kNr) * Kp * kNr;
     const int64_t n = std::min<int64_t>(kNr, B.N - j0);
     int64_t i = 0;
@@ -566,6 +584,26 @@ ETK_DOTPROD void block(const Source& src, int64_t m, const int8_t* u, int64_t mr
   }
 }
 
+// Dense row r of the source as Kp s8 bytes (the padding zero).
+void dense_row(const Source& src, int64_t r, const PackedQB& B, int8_t* d) {
+  if (src.qd8_offset != nullptr) {
+    const Qd8Row q = qd8_row(src, r, B.K);
+    quantize_s8(src.A + r * src.rsa, B.K, q.mult, q.lo, q.hi, q.offset, d);
+  } else {
+    convert_s8(B, src.A + r * src.rsa, B.K, src.row_offset ? src.row_offset[r] : B.a_offset, d);
+  }
+  if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));  // padding: zero weights too
+}
+
+// A few dense rows (a decode step): converted once, then pairs of panels split over the pool.
+void few_rows(const Source& src, int64_t M, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
+  std::vector<int8_t> u(static_cast<size_t>(M * B.Kp + kCopy));
+  for (int64_t i = 0; i < M; ++i) dense_row(src, i, B, u.data() + i * B.Kp);
+  ::executorch::extension::parallel_for(0, (B.N + 2 * kNr - 1) / (2 * kNr), 1, [&](int64_t b, int64_t e) {
+    block(src, 0, u.data(), M, B, lo, hi, C, rsc, b * 2 * kNr, std::min(B.N, e * 2 * kNr));
+  });
+}
+
 void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
   thread_local std::vector<int8_t> u_tls;
   thread_local std::vector<const float*> scratch_tls;
@@ -579,23 +617,19 @@ void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo
     const float* const* seg = src.segments ? src.segments(src.ctx, m, mr, scratch.data()) : nullptr;
     for (int64_t i = 0; i < mr; ++i) {
       int8_t* d = u.data() + i * B.Kp;
-      if (src.qd8_offset != nullptr) {
-        const Qd8Row q = qd8_row(src, m + i, B.K);
-        quantize_s8(src.A + (m + i) * src.rsa, B.K, q.mult, q.lo, q.hi, q.offset, d);
-        if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
+      if (seg == nullptr) {
+        dense_row(src, m + i, B, d);
         continue;
       }
-      const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
-      if (seg == nullptr) {
-        convert_s8(B, src.A + (m + i) * src.rsa, B.K, offset, d);
-      } else if (src.act != nullptr) {
+      if (src.act != nullptr) {
         copy_segments(*src.act, seg + i * src.T, src.T, src.L, reinterpret_cast<uint8_t*>(d));
       } else {
+        const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
         for (int64_t t = 0; t < src.T; ++t) convert_s8(B, seg[i * src.T + t], src.L, offset, d + t * src.L);
       }
       if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));  // padding: zero weights too
     }
-    block(src, m, u.data(), mr, B, lo, hi, C + m * rsc, rsc);
+    block(src, m, u.data(), mr, B, lo, hi, C + m * rsc, rsc, 0, B.N);
   }
 }
 
@@ -609,9 +643,15 @@ namespace {
 
 void run(const Source& src, int64_t M, const PackedQB& B, float lo, float hi, float* C, int64_t rsc, bool parallel) {
   // Split by blocks of 16 rows once the work is worth it: the fp32 GEMM's rule (gemm.h, parallel_min_flops) with
-  // 4 times the multiply-adds, which the int8 dot products run about 4 times as fast.
+  // 4 times the multiply-adds, which the int8 dot products run about 4 times as fast. A few dense rows (a decode
+  // step, which streams the weights once) split by columns instead.
+  const double work = static_cast<double>(M) * static_cast<double>(B.Kp * B.Np);
+  if (parallel && M <= 4 && src.segments == nullptr && work >= 4 * parallel_min_flops()) {
+    few_rows(src, M, B, lo, hi, C, rsc);
+    return;
+  }
   const double min_work = 4 * parallel_min_flops() * (M < 256 ? 5 : 1);
-  if (!parallel || static_cast<double>(M) * static_cast<double>(B.Kp * B.Np) < min_work) {
+  if (!parallel || work < min_work) {
     rows(src, 0, M, B, lo, hi, C, rsc);
     return;
   }

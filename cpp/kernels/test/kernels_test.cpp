@@ -667,9 +667,13 @@ TEST_F(Kernels, Int8GemmDynamicRowsMatchReference) {
   if (!etk::qgemm_available()) GTEST_SKIP() << "no AVX-512 VNNI / dotprod (the callers keep their fp32 path)";
   std::mt19937 rng(13);
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  for (int it = 0; it < 100; ++it) {
-    const int64_t M = uni(1, 90), K = uni(1, 300), N = uni(1, 70);
-    const bool has_bias = uni(0, 1), par = uni(0, 1);
+  for (int it = 0; it < 110; ++it) {
+    // The last 10: a decode step's shape (1 to 4 rows, enough work that the pool splits the columns: an odd number
+    // of panels, a partial last one).
+    const bool decode = it >= 100;
+    const int64_t M = decode ? uni(1, 4) : uni(1, 90), K = decode ? uni(900, 1100) : uni(1, 300),
+                  N = decode ? 16 * uni(60, 80) + uni(1, 15) : uni(1, 70);
+    const bool has_bias = uni(0, 1), par = decode || uni(0, 1);
     std::vector<float> A(static_cast<size_t>(M * K)), B(static_cast<size_t>(K * N)), offset(M), rscale(M), cscale(N),
         bias(N);
     for (int64_t i = 0; i < M; ++i) {
