@@ -7,6 +7,8 @@ the corpus below; nothing is downloaded. Writes:
   metaspace/            Hugging Face BPE, Llama 2 / Mistral style (Prepend + Replace normalizers, byte_fallback,
                         Replace/ByteFallback/Fuse/Strip decoders), with a tokenizer_config.json naming BOS / EOS
   tiktoken.model        tiktoken's "<base64 token> <rank>" file of bytelevel.json's vocabulary
+  tekken.json           Mistral's Tekken layout of tiktoken.model's ranks (the last TEKKEN_DROPPED left out by
+                        default_vocab_size), Tekken's pattern, 1000 special-token slots
   sp_bpe.model          SentencePiece BPE (byte_fallback, identity normalization, extra whitespace kept)
   sp_bpe_ws.model       the same with remove_extra_whitespaces (SentencePiece's default)
   llama2c.bin           sp_bpe.model in llama2.c's tokenizer.bin format (upstream tokenizers' converter layout)
@@ -31,6 +33,17 @@ LLAMA3_PATTERN = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
     r"|\s+(?!\S)|\s+"
 )
+# Mistral's Tekken: its pre-tokenization pattern (tekken.json's config), its reserved special-token slots, and
+# the special tokens a v7 file lists (mistral-common gives the rest of the slots "<SPECIAL_i>").
+TEKKEN_PATTERN = (
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}"
+    r"| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+TEKKEN_SPECIAL = 1000
+TEKKEN_TOKENS = ["<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]"]
+TEKKEN_DROPPED = 64
+
 SPECIAL_TOKENS = [
     "<|begin_of_text|>",
     "<|end_of_text|>",
@@ -168,6 +181,36 @@ def tiktoken_file(bytelevel_json: Path, out: Path) -> dict[bytes, int]:
     return ranks
 
 
+def tekken_ranks(ranks: dict[bytes, int], kept: bool = True) -> dict[bytes, int]:
+    """tiktoken.model's ranks in Tekken's order (byte b at rank b, as mistral-common requires; the merges keep
+    their ranks, so encoding is the same), and with `kept` only those default_vocab_size keeps: all but the last
+    TEKKEN_DROPPED."""
+    assert sorted(r for t, r in ranks.items() if len(t) == 1) == list(range(256))
+    out = {t: (t[0] if len(t) == 1 else r) for t, r in ranks.items()}
+    return {t: r for t, r in out.items() if not kept or r < len(ranks) - TEKKEN_DROPPED}
+
+
+def tekken_file(ranks: dict[bytes, int], out: Path) -> None:
+    """tekken.json as Mistral writes it (v7: config, vocab by rank with base64 bytes, special_tokens)."""
+    vocab = []
+    for token, rank in sorted(tekken_ranks(ranks, kept=False).items(), key=lambda kv: kv[1]):
+        entry: dict[str, object] = {"rank": rank, "token_bytes": base64.b64encode(token).decode()}
+        entry["token_str"] = token.decode() if token.isascii() else None
+        vocab.append(entry)
+    data = {
+        "config": {
+            "pattern": TEKKEN_PATTERN,
+            "num_vocab_tokens": len(ranks),
+            "default_vocab_size": TEKKEN_SPECIAL + len(tekken_ranks(ranks)),
+            "default_num_special_tokens": TEKKEN_SPECIAL,
+            "version": "v7",
+        },
+        "vocab": vocab,
+        "special_tokens": [{"rank": i, "token_str": t, "is_control": True} for i, t in enumerate(TEKKEN_TOKENS)],
+    }
+    out.write_text(json.dumps(data, ensure_ascii=False) + "\n")
+
+
 def sentencepiece_model(out: Path, remove_extra_whitespaces: bool) -> None:
     import io
 
@@ -256,6 +299,20 @@ def references(texts: list[str], ranks: dict[bytes, int]) -> dict[str, object]:
         "ids": ids,
         "decoded": [enc.decode_bytes(i).hex() for i in ids],
     }
+    # mistral-common's Tekkenizer is tiktoken over the kept ranks, ids shifted past the special slots (its encode
+    # never reads special tokens in the text; the parity text has none of Tekken's).
+    kept = tekken_ranks(ranks)
+    enc = tiktoken.Encoding(name="tekken", pat_str=TEKKEN_PATTERN, mergeable_ranks=kept, special_tokens={})
+    ids = [enc.encode(t, allowed_special=set(), disallowed_special=()) for t in texts]
+    entries["tekken"] = {
+        "kind": "tekken",
+        "path": "tekken.json",
+        "vocab_size": TEKKEN_SPECIAL + len(kept),
+        "bos": TEKKEN_TOKENS.index("<s>"),
+        "eos": TEKKEN_TOKENS.index("</s>"),
+        "ids": [[i + TEKKEN_SPECIAL for i in seq] for seq in ids],
+        "decoded": [enc.decode_bytes(i).hex() for i in ids],
+    }
     for name, path, kind in (
         ("sp_bpe", "sp_bpe.model", "sp"),
         ("sp_bpe_ws", "sp_bpe_ws.model", "sp"),
@@ -281,6 +338,7 @@ def main() -> int:
     byte_level(OUT / "bytelevel.json")
     metaspace(OUT / "metaspace")
     ranks = tiktoken_file(OUT / "bytelevel.json", OUT / "tiktoken.model")
+    tekken_file(ranks, OUT / "tekken.json")
     sentencepiece_model(OUT / "sp_bpe.model", remove_extra_whitespaces=False)
     sentencepiece_model(OUT / "sp_bpe_ws.model", remove_extra_whitespaces=True)
     llama2c_file(OUT / "sp_bpe.model", OUT / "llama2c.bin")

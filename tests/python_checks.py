@@ -469,6 +469,7 @@ def tokenizers_parity() -> None:
     classes = {
         "hf": tokenizers.HFTokenizer,
         "tiktoken": tokenizers.Tiktoken,
+        "tekken": tokenizers.Tekken,
         "sp": tokenizers.SPTokenizer,
         "llama2c": tokenizers.Llama2cTokenizer,
     }

@@ -116,7 +116,7 @@ def test_tokenizer_fuzzer_runs_clean(fuzz_build: Path, tmp_path: Path) -> None:
     tok = FIXTURES / "tokenizers"
     seeds = tmp_path / "seeds"
     seeds.mkdir()
-    for selector, name in enumerate(["bytelevel.json", "tiktoken.model", "sp_bpe.model", "llama2c.bin"]):
+    for selector, name in enumerate(["bytelevel.json", "tiktoken.model", "sp_bpe.model", "llama2c.bin", "tekken.json"]):
         (seeds / name).write_bytes(bytes([selector]) + (tok / name).read_bytes())
     (seeds / "metaspace.json").write_bytes(b"\x00" + (tok / "metaspace" / "tokenizer.json").read_bytes())
     run_fuzzer(fuzz_build / "bin" / "tokenizer_fuzzer", seeds, tmp_path)

@@ -94,6 +94,7 @@ def test_bos_and_eos_of_the_hf_tokenizers(tokenizer_app: Path, tmp_path: Path) -
 
 def test_upstream_api_compiles_and_behaves(tokenizer_app: Path) -> None:
     args = [TOK / "bytelevel.json", TOK / "tiktoken.model", TOK / "sp_bpe.model", TOK / "llama2c.bin"]
+    args.append(TOK / "tekken.json")
     done = subprocess.run([str(tokenizer_app / "upstream_api"), *map(str, args)], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
@@ -104,15 +105,30 @@ def test_upstream_api_compiles_and_behaves(tokenizer_app: Path) -> None:
         ("bytelevel.json", "hf"),
         ("metaspace", "hf"),
         ("tiktoken.model", "tiktoken"),
+        ("tekken.json", "tekken"),
         ("sp_bpe.model", "sp"),
         ("llama2c.bin", "llama2c"),
     ],
 )
 def test_probing_order_loads_the_right_kind(tokenizer_app: Path, tmp_path: Path, path: str, kind: str) -> None:
-    """Upstream's runner tries HF, tiktoken, SentencePiece, llama2.c in turn: each must refuse the others' files."""
+    """load_tokenizer tries Tekken (for a tekken.json), HF, tiktoken, SentencePiece, llama2.c in turn: each must
+    refuse the others' files."""
     done = tokenize(tokenizer_app, "auto", TOK / path, "Hello", tmp_path)
     assert done.returncode == 0, done.stderr
     assert parse(done.stdout)["kind"] == kind
+
+
+def test_only_a_file_named_tekken_json_is_tried_as_tekken(tokenizer_app: Path, tmp_path: Path) -> None:
+    """Upstream's rule: a Tekken file under another name is not probed as Tekken (and no other kind reads it); a
+    Hugging Face tokenizer.json named tekken.json falls through to the HF tokenizer."""
+    other = tmp_path / "vocab.json"
+    other.write_bytes((TOK / "tekken.json").read_bytes())
+    done = tokenize(tokenizer_app, "auto", other, "Hello", tmp_path)
+    assert done.returncode == 1 and "no tokenizer could load" in done.stderr, done.stderr
+    hf = tmp_path / "tekken.json"
+    hf.write_bytes((TOK / "bytelevel.json").read_bytes())
+    done = tokenize(tokenizer_app, "auto", hf, "Hello", tmp_path)
+    assert done.returncode == 0 and parse(done.stdout)["kind"] == "hf", done.stderr
 
 
 def hf_json() -> dict:
@@ -137,6 +153,25 @@ def damaged_hf(change: str) -> bytes:
         data["added_tokens"][0]["id"] = "not a number"
     elif change == "float_id":  # found by tokenizer_fuzzer: a float cast to an integer was undefined behaviour
         data["model"]["vocab"]["a"] = 4.2e54
+    return json.dumps(data).encode()
+
+
+def damaged_tekken(change: str) -> bytes:
+    data = json.loads((TOK / "tekken.json").read_text())
+    if change == "rank":
+        data["vocab"][300]["rank"] = 7
+    elif change == "base64":
+        data["vocab"][300]["token_bytes"] = "!!!!"
+    elif change == "no_bos":
+        data["special_tokens"] = [t for t in data["special_tokens"] if t["token_str"] != "<s>"]
+    elif change == "special_rank":
+        data["special_tokens"][3]["rank"] = 5000
+    elif change == "pattern":
+        data["config"]["pattern"] = "(?<=a+)b("
+    elif change == "no_config":
+        del data["config"]
+    elif change == "sizes":
+        data["config"]["default_vocab_size"] = 10
     return json.dumps(data).encode()
 
 
@@ -168,6 +203,15 @@ OTHER_CASES = {
     "tiktoken_bad_rank": ("tiktoken", lambda: b"YQ== x1\n", "bad rank"),
     "tiktoken_duplicate": ("tiktoken", lambda: b"YQ== 0\nYQ== 1\n", "repeated token"),
     "tiktoken_empty": ("tiktoken", lambda: b"", "has no tokens"),
+    "tekken_truncated": ("tekken", lambda: (TOK / "tekken.json").read_bytes()[:3000], "not a tekken.json"),
+    "tekken_hf_json": ("tekken", lambda: (TOK / "bytelevel.json").read_bytes(), "not a tekken.json"),
+    "tekken_rank": ("tekken", lambda: damaged_tekken("rank"), "vocab entry 300 has rank 7"),
+    "tekken_base64": ("tekken", lambda: damaged_tekken("base64"), "token_bytes is not valid base64"),
+    "tekken_no_bos": ("tekken", lambda: damaged_tekken("no_bos"), "no <s> or </s>"),
+    "tekken_special_rank": ("tekken", lambda: damaged_tekken("special_rank"), "past the 1000 reserved ids"),
+    "tekken_pattern": ("tekken", lambda: damaged_tekken("pattern"), "the pattern does not compile"),
+    "tekken_no_config": ("tekken", lambda: damaged_tekken("no_config"), "not a tekken.json"),
+    "tekken_sizes": ("tekken", lambda: damaged_tekken("sizes"), "1000 special tokens in a vocabulary of 10"),
     "sp_truncated": ("sp", lambda: damaged_sp("truncated"), "not a SentencePiece model"),
     "sp_garbage": ("sp", lambda: damaged_sp("garbage"), "not a SentencePiece model"),
     "sp_json": ("sp", lambda: (TOK / "bytelevel.json").read_bytes(), "not a SentencePiece model"),
@@ -200,7 +244,7 @@ def test_damaged_tokenizer_files(tokenizer_app: Path, tmp_path: Path, case: str)
     assert_clean_error(tokenize(tokenizer_app, kind, path, "Hello", tmp_path), message)
 
 
-@pytest.mark.parametrize("kind", ["hf", "tiktoken", "sp", "llama2c"])
+@pytest.mark.parametrize("kind", ["hf", "tiktoken", "tekken", "sp", "llama2c"])
 def test_missing_file(tokenizer_app: Path, tmp_path: Path, kind: str) -> None:
     assert_clean_error(tokenize(tokenizer_app, kind, tmp_path / "missing", "Hello", tmp_path), "cannot open")
 

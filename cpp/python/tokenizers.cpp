@@ -1,5 +1,5 @@
 // executorch._C.tokenizers: the C++ tokenizers of libexecutorch_llm (pytorch/tokenizers/*.h) in Python, with the
-// classes and methods of upstream's pytorch_tokenizers_cpp module (Tokenizer, HFTokenizer, Tiktoken,
+// classes and methods of upstream's pytorch_tokenizers_cpp module (Tokenizer, HFTokenizer, Tiktoken, Tekken,
 // Llama2cTokenizer, SPTokenizer, Error, TokenIndex), plus decode_tokens(ids) for a whole sequence and
 // load_tokenizer(path) with upstream's probing order (llm_runner_helper.h). Failures raise RuntimeError with what
 // the tokenizer logged (the file and what is wrong with it).
@@ -11,6 +11,7 @@
 #include <pytorch/tokenizers/llama2c_tokenizer.h>
 #include <pytorch/tokenizers/log.h>
 #include <pytorch/tokenizers/sentencepiece.h>
+#include <pytorch/tokenizers/tekken.h>
 #include <pytorch/tokenizers/tiktoken.h>
 
 #include <memory>
@@ -123,6 +124,9 @@ void bind_tokenizers(py::module_& parent) {
                  return std::make_unique<tokenizers::Tiktoken>(pattern, special_tokens, bos, eos);
                }),
            py::arg("pattern"), py::arg("special_tokens"), py::arg("bos_token_index"), py::arg("eos_token_index"));
+  py::class_<tokenizers::Tekken, Tokenizer>(m, "Tekken")
+      .def(py::init<>())
+      .def("get_version", &tokenizers::Tekken::get_version);
   py::class_<tokenizers::Llama2cTokenizer, Tokenizer>(m, "Llama2cTokenizer").def(py::init<>());
   py::class_<tokenizers::SPTokenizer, Tokenizer>(m, "SPTokenizer").def(py::init<>());
   m.def(
@@ -136,7 +140,8 @@ void bind_tokenizers(py::module_& parent) {
         }
         if (tok == nullptr) {
           std::string msg = path +
-                            ": not a tokenizer this library reads (tried a Hugging Face tokenizer.json, tiktoken, "
+                            ": not a tokenizer this library reads (tried Tekken for tekken.json, a Hugging Face "
+                            "tokenizer.json, tiktoken, "
                             "SentencePiece and llama2.c)";
           const char* detail = tokenizers::internal::last_error();
           if (detail != nullptr && detail[0] != '\0') msg += "; last error: " + std::string(detail);

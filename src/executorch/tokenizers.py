@@ -7,7 +7,7 @@ The classes and methods of upstream's ``pytorch_tokenizers_cpp`` module (meta-py
     tok.load("tokenizer.json")            # or a directory with tokenizer.json (+ tokenizer_config.json)
     ids = tok.encode("Hello", bos=1, eos=0)
     text = tok.decode_tokens(ids[1:])     # the text of a sequence; decode(token) is one token's text
-    tok = load_tokenizer("tokenizer.model")  # probes HF tokenizer.json, tiktoken, SentencePiece, llama2.c
+    tok = load_tokenizer("tokenizer.model")  # probes tekken.json, HF tokenizer.json, tiktoken, SentencePiece, llama2.c
 
 Failures raise RuntimeError naming the file and what is wrong with it (docs/llm.md, "C++ tokenizers").
 """
@@ -20,6 +20,7 @@ from executorch._C.tokenizers import (  # type: ignore[import-not-found]
     HFTokenizer,
     Llama2cTokenizer,
     SPTokenizer,
+    Tekken,
     Tiktoken,
     TokenIndex,
     Tokenizer,
@@ -31,6 +32,7 @@ __all__ = [
     "HFTokenizer",
     "Llama2cTokenizer",
     "SPTokenizer",
+    "Tekken",
     "Tiktoken",
     "TokenIndex",
     "Tokenizer",

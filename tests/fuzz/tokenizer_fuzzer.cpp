@@ -1,11 +1,12 @@
 // libFuzzer target for tokenizer files (the C++ tokenizers of libexecutorch_llm): an input is one selector byte
-// (which reader: HF tokenizer.json, tiktoken, SentencePiece .model, llama2.c tokenizer.bin) followed by the file's
-// bytes; a file that loads encodes a fixed multilingual text and the input's own tail, and every id decodes. The seed
-// corpus is made at test time from tests/fixtures/tokenizers (tests/test_robustness.py). Built with clang
+// (which reader: HF tokenizer.json, tiktoken, SentencePiece .model, llama2.c tokenizer.bin, tekken.json) followed by
+// the file's bytes; a file that loads encodes a fixed multilingual text and the input's own tail, and every id decodes.
+// The seed corpus is made at test time from tests/fixtures/tokenizers (tests/test_robustness.py). Built with clang
 // (-DEXECUTORCH_BUILD_FUZZER=ON).
 #include <pytorch/tokenizers/hf_tokenizer.h>
 #include <pytorch/tokenizers/llama2c_tokenizer.h>
 #include <pytorch/tokenizers/sentencepiece.h>
+#include <pytorch/tokenizers/tekken.h>
 #include <pytorch/tokenizers/tiktoken.h>
 #include <unistd.h>
 
@@ -21,11 +22,12 @@ namespace {
 std::string g_path;
 
 std::unique_ptr<tokenizers::Tokenizer> make(uint8_t selector) {
-  switch (selector % 4) {
+  switch (selector % 5) {
     case 0: return std::make_unique<tokenizers::HFTokenizer>();
     case 1: return std::make_unique<tokenizers::Tiktoken>();
     case 2: return std::make_unique<tokenizers::SPTokenizer>();
-    default: return std::make_unique<tokenizers::Llama2cTokenizer>();
+    case 3: return std::make_unique<tokenizers::Llama2cTokenizer>();
+    default: return std::make_unique<tokenizers::Tekken>();
   }
 }
 

@@ -1,6 +1,7 @@
 // tokenize_app <kind> <tokenizer file or directory> <text file>
-//   kind: hf | tiktoken | sp | llama2c | auto (the probing order of upstream's llm_runner_helper: HF, tiktoken,
-//   SentencePiece, llama2.c). Prints, one per line:
+//   kind: hf | tiktoken | tekken | sp | llama2c | auto (llm_runner_helper.h's load_tokenizer, upstream's probing
+//   order: Tekken for a tekken.json, HF, tiktoken, SentencePiece, llama2.c; prints "kind <kind>" first). Prints, one
+//   per line:
 //     bos <id> / eos <id> / vocab_size <n>
 //     ids <id> <id> ...            encode(text, 0, 0)
 //     ids_bos_eos <id> ...         encode(text, 1, 1)
@@ -15,7 +16,9 @@
 
 #include <pytorch/tokenizers/hf_tokenizer.h>
 #include <pytorch/tokenizers/llama2c_tokenizer.h>
+#include <executorch/extension/llm/runner/llm_runner_helper.h>
 #include <pytorch/tokenizers/sentencepiece.h>
+#include <pytorch/tokenizers/tekken.h>
 #include <pytorch/tokenizers/tiktoken.h>
 
 namespace {
@@ -31,6 +34,7 @@ std::unique_ptr<tokenizers::Tokenizer> make(const std::string& kind) {
                                         "<|end_header_id|>", "<|eot_id|>",      "<|python_tag|>"};
     return std::make_unique<tokenizers::Tiktoken>(kLlama3Pattern, special, 0, 1);
   }
+  if (kind == "tekken") return std::make_unique<tokenizers::Tekken>();
   if (kind == "sp") return std::make_unique<tokenizers::SPTokenizer>();
   if (kind == "llama2c") return std::make_unique<tokenizers::Llama2cTokenizer>();
   return nullptr;
@@ -46,7 +50,7 @@ int fail(const std::string& message, tokenizers::Error error) {
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: %s hf|tiktoken|sp|llama2c|auto <tokenizer> <text file>\n", argv[0]);
+    std::fprintf(stderr, "usage: %s hf|tiktoken|tekken|sp|llama2c|auto <tokenizer> <text file>\n", argv[0]);
     return 2;
   }
   const std::string kind = argv[1], path = argv[2];
@@ -58,15 +62,15 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<tokenizers::Tokenizer> tok;
   if (kind == "auto") {
-    for (const char* k : {"hf", "tiktoken", "sp", "llama2c"}) {
-      auto candidate = make(k);
-      if (candidate->load(path) == tokenizers::Error::Ok) {
-        std::printf("kind %s\n", k);
-        tok = std::move(candidate);
-        break;
-      }
-    }
+    tok = executorch::extension::llm::load_tokenizer(path);
     if (!tok) return fail("no tokenizer could load " + path, tokenizers::Error::LoadFailure);
+    const tokenizers::Tokenizer* t = tok.get();
+    std::printf("kind %s\n", dynamic_cast<const tokenizers::Tekken*>(t)             ? "tekken"
+                             : dynamic_cast<const tokenizers::HFTokenizer*>(t)      ? "hf"
+                             : dynamic_cast<const tokenizers::Tiktoken*>(t)         ? "tiktoken"
+                             : dynamic_cast<const tokenizers::SPTokenizer*>(t)      ? "sp"
+                             : dynamic_cast<const tokenizers::Llama2cTokenizer*>(t) ? "llama2c"
+                                                                                    : "?");
   } else {
     tok = make(kind);
     if (!tok) return fail("unknown kind " + kind, tokenizers::Error::Internal);

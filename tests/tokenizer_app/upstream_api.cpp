@@ -14,6 +14,7 @@
 #include <pytorch/tokenizers/result.h>
 #include <pytorch/tokenizers/sentencepiece.h>
 #include <pytorch/tokenizers/string_integer_map.h>
+#include <pytorch/tokenizers/tekken.h>
 #include <pytorch/tokenizers/tiktoken.h>
 #include <pytorch/tokenizers/token_decoder.h>
 #include <pytorch/tokenizers/tokenizer.h>
@@ -59,7 +60,7 @@ Result<size_t> uses_unwrap(Tokenizer& tok) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) return 2;
+  if (argc != 6) return 2;
   TK_LOG(Info, "upstream_api: %d arguments", argc);
 
   std::unique_ptr<Tokenizer> hf = std::make_unique<HFTokenizer>();
@@ -100,6 +101,18 @@ int main(int argc, char** argv) {
   auto l2_ids = llama2c.encode("Hello world", 1, 0);
   EXPECT(l2_ids.ok() && *l2_ids == *sp_ids);
   EXPECT(llama2c.decode(llama2c.bos_tok(), 100000).error() == Error::OutOfRange);
+
+  // As upstream's test_tekken.cpp: load, version, BOS / EOS, encode with BOS, decode back.
+  auto tekken = std::make_unique<Tekken>();
+  EXPECT(tekken->load(argv[5]) == Error::Ok);
+  EXPECT(tekken->get_version() == "v7" && tekken->bos_tok() == 1 && tekken->eos_tok() == 2);
+  auto tk_ids = tekken->encode("Hello world", 1, 0);
+  EXPECT(tk_ids.ok() && tk_ids->front() == 1 && (*tk_ids)[1] >= 1000);
+  std::string tk_text;
+  for (size_t i = 1; tk_ids.ok() && i < tk_ids->size(); ++i)
+    tk_text += tekken->decode((*tk_ids)[i - 1], (*tk_ids)[i]).get();
+  EXPECT(tk_text == "Hello world");
+  EXPECT(Tekken().load_with_special_tokens(argv[5], {{0, "<unk>", true}}) == Error::Ok);
 
   auto regex = create_regex(R"(\s+(?!\S)|\p{L}+)");
   EXPECT(regex.ok());

@@ -2,6 +2,7 @@
 #include <executorch/extension/llm/runner/llm_runner_helper.h>
 
 #include <cinttypes>
+#include <string_view>
 
 #include <executorch/extension/llm/runner/text_llm_runner.h>
 
@@ -12,6 +13,7 @@
 #include <pytorch/tokenizers/hf_tokenizer.h>
 #include <pytorch/tokenizers/llama2c_tokenizer.h>
 #include <pytorch/tokenizers/sentencepiece.h>
+#include <pytorch/tokenizers/tekken.h>
 #include <pytorch/tokenizers/tiktoken.h>
 
 namespace executorch::extension::llm {
@@ -41,6 +43,16 @@ std::unique_ptr<tokenizers::Tokenizer> load_tokenizer(const std::string& tokeniz
                                                       std::optional<std::string> pattern, size_t bos_token_index,
                                                       size_t eos_token_index) {
   runtime::runtime_init();
+  // Only a file named tekken.json is tried as Tekken (upstream's rule): a Hugging Face tokenizer.json is JSON too.
+  static constexpr std::string_view kTekkenName = "tekken.json";
+  if (tokenizer_path.size() >= kTekkenName.size() &&
+      tokenizer_path.compare(tokenizer_path.size() - kTekkenName.size(), kTekkenName.size(), kTekkenName) == 0) {
+    auto tekken = std::make_unique<tokenizers::Tekken>();
+    if (tekken->load(tokenizer_path) == tokenizers::Error::Ok) {
+      ET_LOG(Info, "Loaded tekken tokenizer");
+      return tekken;
+    }
+  }
   auto hf = std::make_unique<tokenizers::HFTokenizer>();
   if (hf->load(tokenizer_path) == tokenizers::Error::Ok) {
     ET_LOG(Info, "Loaded json tokenizer");
@@ -69,7 +81,8 @@ std::unique_ptr<tokenizers::Tokenizer> load_tokenizer(const std::string& tokeniz
     ET_LOG(Info, "Loaded BPE tokenizer");
     return llama2c;
   }
-  ET_LOG(Error, "%s is not a tokenizer.json, tiktoken, SentencePiece or llama2.c tokenizer", tokenizer_path.c_str());
+  ET_LOG(Error, "%s is not a tekken.json, tokenizer.json, tiktoken, SentencePiece or llama2.c tokenizer",
+         tokenizer_path.c_str());
   return nullptr;
 }
 

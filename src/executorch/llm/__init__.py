@@ -13,9 +13,9 @@ cache kept in the program's mutable buffers between calls, and metadata methods 
 (chunked to its bound), token by token otherwise. Sampling is greedy at temperature 0, otherwise temperature +
 top-p with a seeded generator.
 
-Tokenizers: a Hugging Face ``tokenizer.json``, a tiktoken file, a SentencePiece ``.model`` or a llama2.c
-``tokenizer.bin``, read by the C++ tokenizers of libexecutorch_llm (``executorch.tokenizers``; no Python tokenizer
-package is needed).
+Tokenizers: Mistral's ``tekken.json``, a Hugging Face ``tokenizer.json``, a tiktoken file, a SentencePiece
+``.model`` or a llama2.c ``tokenizer.bin``, read by the C++ tokenizers of libexecutorch_llm
+(``executorch.tokenizers``; no Python tokenizer package is needed).
 """
 
 from __future__ import annotations
@@ -81,8 +81,8 @@ class _NativeTokenizer:
 
 
 def load_tokenizer(path: str | os.PathLike[str]) -> Tokenizer:
-    """A Hugging Face ``tokenizer.json`` (or its directory), a tiktoken file, a SentencePiece ``.model`` or a
-    llama2.c ``tokenizer.bin``, read by the C++ tokenizers (upstream's probing order)."""
+    """Mistral's ``tekken.json``, a Hugging Face ``tokenizer.json`` (or its directory), a tiktoken file, a
+    SentencePiece ``.model`` or a llama2.c ``tokenizer.bin``, read by the C++ tokenizers (upstream's probing order)."""
     p = Path(path)
     if not p.exists():
         raise LLMError(f"tokenizer file {p} does not exist")

@@ -63,6 +63,23 @@ Result<std::vector<uint64_t>> BPETokenizerBase::byte_pair_encode_(const std::str
   return ids;
 }
 
+Error BPETokenizerBase::split_and_byte_pair_encode_(const IRegex& pattern, const std::string& input,
+                                                    std::vector<uint64_t>& ret, uint64_t& last_piece_token_len) const {
+  for (const Match& m : pattern.find_all(input)) {
+    const std::string piece = input.substr(m.start, m.end - m.start);
+    if (auto id = token_map_->tryGetInteger(piece)) {
+      ret.push_back(*id);
+      last_piece_token_len = 1;
+      continue;
+    }
+    auto tokens = byte_pair_encode_(piece, *token_map_);
+    if (!tokens.ok()) return tokens.error();
+    last_piece_token_len = tokens->size();
+    ret.insert(ret.end(), tokens->begin(), tokens->end());
+  }
+  return Error::Ok;
+}
+
 std::vector<uint64_t> BPETokenizerBase::_byte_pair_merge(const std::string& piece, const TokenMap& ranks,
                                                          std::function<uint64_t(uint64_t, uint64_t)> func) const {
   constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();

@@ -95,19 +95,7 @@ Error Tiktoken::load(const std::string& path) {
 }
 
 Error Tiktoken::_encode(const std::string& input, std::vector<uint64_t>& ret, uint64_t& last_piece_token_len) const {
-  for (const Match& m : _regex->find_all(input)) {
-    const std::string piece = input.substr(m.start, m.end - m.start);
-    if (auto id = token_map_->tryGetInteger(piece)) {
-      ret.push_back(*id);
-      last_piece_token_len = 1;
-      continue;
-    }
-    auto tokens = byte_pair_encode_(piece, *token_map_);
-    if (!tokens.ok()) return tokens.error();
-    last_piece_token_len = tokens->size();
-    ret.insert(ret.end(), tokens->begin(), tokens->end());
-  }
-  return Error::Ok;
+  return split_and_byte_pair_encode_(*_regex, input, ret, last_piece_token_len);
 }
 
 void Tiktoken::_decode(const std::string& input, std::string& ret) const { ret += input; }

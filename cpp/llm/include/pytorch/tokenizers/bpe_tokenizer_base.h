@@ -90,6 +90,10 @@ class EXECUTORCH_API BPETokenizerBase : public Tokenizer {
 
   // Byte-pair encoding of one piece with `encoder`'s ranks (tiktoken's algorithm).
   virtual Result<std::vector<uint64_t>> byte_pair_encode_(const std::string& piece, const TokenMap& encoder) const;
+  // tiktoken's encoding of text without special tokens: each match of `pattern` a whole token of token_map_ or
+  // byte-pair encoded with its ranks (Tiktoken's and Tekken's _encode).
+  Error split_and_byte_pair_encode_(const IRegex& pattern, const std::string& input, std::vector<uint64_t>& ret,
+                                    uint64_t& last_piece_token_len) const;
   virtual std::vector<uint64_t> _byte_pair_merge(const std::string& piece, const TokenMap& ranks,
                                                  std::function<uint64_t(uint64_t, uint64_t)> func) const;
 

@@ -24,10 +24,9 @@ namespace executorch::extension::llm {
 class TextLLMRunner;
 class MultimodalRunner;
 
-// The first tokenizer that loads tokenizer_path, tried in upstream's order: a Hugging Face tokenizer.json (or a
-// directory with one), tiktoken (with special_tokens, pattern and the BOS / EOS indices when given; Llama 3's
-// defaults otherwise), SentencePiece, llama2.c. nullptr when none does. (upstream tries Mistral's tekken.json
-// first; there is no Tekken tokenizer here.)
+// The first tokenizer that loads tokenizer_path, tried in upstream's order: Mistral's Tekken (a file named
+// tekken.json), a Hugging Face tokenizer.json (or a directory with one), tiktoken (with special_tokens, pattern and
+// the BOS / EOS indices when given; Llama 3's defaults otherwise), SentencePiece, llama2.c. nullptr when none does.
 EXECUTORCH_API std::unique_ptr<tokenizers::Tokenizer> load_tokenizer(
     const std::string& tokenizer_path, std::unique_ptr<std::vector<std::string>> special_tokens = nullptr,
     std::optional<std::string> pattern = std::nullopt, size_t bos_token_index = 0, size_t eos_token_index = 1);
