@@ -131,18 +131,27 @@ def write_checkpoint(path: Path, params: dict[str, Any] = PARAMS, max_seq_len: i
     args = ModelArgs(**params, max_seq_len=max_seq_len, max_context_len=max_seq_len)
     model = construct_transformer(args)
     state = {}
-    for name, p in model.named_parameters():
-        if name.endswith("norm.weight"):
-            state[name] = 1.0 + 0.2 * torch.randn_like(p)  # RMSNorm gains: random, around one
-        else:
-            state[name] = torch.randn_like(p) * (1.0 / p.shape[-1] ** 0.5)
+    with torch.no_grad():  # in place, so that a 1B-parameter model is held once
+        for name, p in model.named_parameters():
+            if name.endswith("norm.weight"):
+                state[name] = p.detach().normal_().mul_(0.2).add_(1.0)  # RMSNorm gains: random, around one
+            else:
+                state[name] = p.detach().normal_().mul_(1.0 / p.shape[-1] ** 0.5)
     torch.save(state, path)
 
 
 def export_llama_args(
-    flags: list[str], params: Path, ckpt: Path, output_dir: Path, output_name: str, max_seq_len: int = MAX_SEQ_LEN
+    flags: list[str],
+    params: Path,
+    ckpt: Path,
+    output_dir: Path,
+    output_name: str,
+    max_seq_len: int = MAX_SEQ_LEN,
+    max_context_len: int | None = None,
 ) -> list[str]:
-    """export_llama's arguments for the tiny Llama (its params, checkpoint, context length, BOS/EOS) plus `flags`."""
+    """export_llama's arguments for a Llama (its params, checkpoint, lengths, BOS/EOS) plus `flags`.
+
+    `max_seq_len` bounds a prefill call, `max_context_len` (default: the same) the KV cache."""
     meta = json.dumps({"get_bos_id": 1, "get_eos_ids": [2]})
     return [
         "--model",
@@ -154,7 +163,7 @@ def export_llama_args(
         "--max_seq_length",
         str(max_seq_len),
         "--max_context_length",
-        str(max_seq_len),
+        str(max_context_len or max_seq_len),
         "--metadata",
         meta,
         "--output-dir",
@@ -165,9 +174,17 @@ def export_llama_args(
     ]
 
 
-def export(variant: str, flags: list[str], params: Path, ckpt: Path, tmp: Path, max_seq_len: int = MAX_SEQ_LEN) -> Path:
+def export(
+    variant: str,
+    flags: list[str],
+    params: Path,
+    ckpt: Path,
+    tmp: Path,
+    max_seq_len: int = MAX_SEQ_LEN,
+    max_context_len: int | None = None,
+) -> Path:
     """Runs upstream's export_llama with these flags; returns tmp/<variant>.pte."""
-    args = export_llama_args(flags, params, ckpt, tmp, f"{variant}.pte", max_seq_len)
+    args = export_llama_args(flags, params, ckpt, tmp, f"{variant}.pte", max_seq_len, max_context_len)
     cmd = [sys.executable, "-m", "executorch.examples.models.llama.export_llama", *args]
     subprocess.run(cmd, check=True, cwd=tmp, stdout=subprocess.DEVNULL)
     return tmp / f"{variant}.pte"
