@@ -801,8 +801,14 @@ Error Method::set_input(const EValue& input, size_t input_idx) {
     }
     const Error err = dst.unsafeGetTensorImpl()->internal_resize_contiguous(src.sizes());
     if (err != Error::Ok) {
+      // The program's sizes (the bounds of a dynamic input; dst holds the last call's shape).
       std::string want, got;
-      for (ssize_t d = 0; d < dst.dim(); ++d) want += (d ? "," : "") + std::to_string(dst.size(d));
+      auto meta = method_meta().input_tensor_meta(input_idx);
+      if (meta.ok()) {
+        for (size_t d = 0; d < meta->sizes().size(); ++d) want += (d ? "," : "") + std::to_string(meta->sizes()[d]);
+      } else {
+        for (ssize_t d = 0; d < dst.dim(); ++d) want += (d ? "," : "") + std::to_string(dst.size(d));
+      }
       for (ssize_t d = 0; d < src.dim(); ++d) got += (d ? "," : "") + std::to_string(src.size(d));
       return set_last_error(Error::InvalidArgument, "method %s input %zu has shape [%s] but the program accepts [%s]%s",
                             st.name, input_idx, got.c_str(), want.c_str(),
