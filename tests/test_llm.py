@@ -11,6 +11,7 @@ against the Python packages' references (tests/fixtures/tokenizers).
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -192,6 +193,71 @@ def test_upstream_runner_api_reproduces_upstream(llm_runner_app: Path, variant: 
     assert got["argmax"] == ["1"] and got["seeded repeatable"] == ["1"]
     assert got["missing tokenizer"] == ["1"] and got["null tokenizer"] == ["1"]
     # The runner printed the text itself (echo off), then upstream's report line.
+    printed, _, report = proc.stdout.partition("PyTorchObserver ")
+    assert printed.strip() == want, proc.stdout
+    assert json.loads(report.splitlines()[0])["generated_tokens"] == n - 1
+
+
+MM = FIXTURES / "multimodal"
+MM_MANIFEST = json.loads((MM / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def multimodal_app(sdk: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/multimodal_app (upstream's multimodal runner API) built against the SDK."""
+    build = tmp_path_factory.mktemp("multimodal_app")
+    return build_app(sdk, REPO / "tests" / "multimodal_app", build) / "multimodal_app"
+
+
+def test_multimodal_runner_reproduces_the_reference(multimodal_app: Path, tmp_path: Path) -> None:
+    # create_multimodal_runner + generate over text (with BOS), the image and text, as upstream's multimodal runner
+    # does it: the eager model's greedy text (upstream's runtime gives the same tokens), streamed to the callback and
+    # to stdout, with the stats; prefill() + generate() of no inputs continue the same way; each bad input is an
+    # error with a message, and the runner works after them.
+    image = np.load(MM / MM_MANIFEST["image"])
+    raw = tmp_path / "image.raw"
+    raw.write_bytes(image.tobytes())
+    _, c, h, w = image.shape
+    texts = [i["text"] for i in MM_MANIFEST["inputs"] if "text" in i]
+    n = MM_MANIFEST["max_new_tokens"]
+    text_only = LLM / MANIFEST["variants"]["kv_portable"]["program"]
+    cmd = [multimodal_app, MM / MM_MANIFEST["program"], LLM / MANIFEST["tokenizer"], raw, w, h, c, *texts, n, text_only]
+    env = {**os.environ, "EXECUTORCH_LOG_LEVEL": "error"}
+    proc = subprocess.run([str(a) for a in cmd], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    got = fields(proc.stderr)
+    want = MM_MANIFEST["greedy_text"].strip()
+    assert got["loaded before"] == ["0"] and got["loaded"] == ["1"], proc.stderr
+    assert got["generate"] == ["0"] and got["text"][0].strip("[]").strip() == want, proc.stderr
+    assert got["pieces"] == [str(n)]
+    stats = json.loads(got["stats"][0])
+    assert (stats["prompt_tokens"], stats["generated_tokens"]) == (MM_MANIFEST["prompt_tokens"], n - 1)
+    assert got["prefill token"] == [str(MM_MANIFEST["greedy_tokens"][0])], proc.stderr
+    assert got["prefill text"][0].partition(" ")[2].strip("[]").strip() == want, proc.stderr
+    # The parts alone: the prefiller's token for BOS + the first text (the eager model's), the position moved past
+    # them, the decoder's step gave vocabulary logits.
+    assert got["parts loaded before"] == ["0"]
+    first = MM_MANIFEST["first_input"]
+    vocab = MM_MANIFEST["metadata"]["get_vocab_size"]
+    want_parts = f"load 0 loaded 1 token {first['next_token']} pos {first['positions']} step 0 logits {vocab}"
+    assert got["parts"] == [want_parts], proc.stderr
+    invalid_argument, not_supported_program = "18", "35"
+    for name, message in (
+        ("image size", "Image: 10 values for 3 channels x 32 x 32 pixels"),
+        ("image dtype", "vision_encoder takes Byte data; the input is Float"),
+        ("audio", "an audio input needs the program's audio_encoder method"),
+        ("too long", "has shape [1,200] but the program accepts [1,48] at most"),
+        ("no inputs", "MultimodalInput vector cannot be empty"),
+        ("temperature", "the temperature must be in [0, 1]"),
+    ):
+        assert got[f"error {name}"] == [invalid_argument], (name, proc.stderr)
+        assert message in proc.stderr, (name, proc.stderr)
+    assert got["after errors"][0].partition(" ")[2].strip("[]").strip() == want, proc.stderr
+    assert got["text-only program"] == [not_supported_program], proc.stderr
+    assert "the program has no token_embedding method: it is not a multimodal LLM" in proc.stderr
+    assert got["null tokenizer"] == ["1"]
+    assert got["bf16"] == ["BFloat16 1 -2.5 3.14062 wrong 18"]
+    assert got["input"] == ["tokens raw_audio 1 1 2"]
     printed, _, report = proc.stdout.partition("PyTorchObserver ")
     assert printed.strip() == want, proc.stdout
     assert json.loads(report.splitlines()[0])["generated_tokens"] == n - 1

@@ -2,7 +2,7 @@
 // Upstream's LLM runner API, called as upstream's llama example does: load_tokenizer (with Llama 3's special
 // tokens, which only a tiktoken file uses), create_text_llm_runner, warmup, generate with a GenerationConfig and
 // both callbacks; then prefill() + generate(""), stop() from a callback, the metadata helpers, the sampler and the
-// failure paths (create_multimodal_runner needs upstream's multimodal_runner.h, which this SDK does not have). Then
+// failure paths (the multimodal runner has its own application, tests/multimodal_app). Then
 // upstream's runner parts (io_manager.h, text_decoder_runner.h, text_prefiller.h, text_token_generator.h) on their
 // own and assembled into a TextLLMRunner as upstream's llm_runner_helper.cpp does, with their failure paths. The
 // runner prints the text to stdout itself; what the callbacks saw goes to stderr as "key: value" lines for

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <string_view>
 
+#include <executorch/extension/llm/runner/multimodal_runner.h>
 #include <executorch/extension/llm/runner/text_llm_runner.h>
 
 #include "runner_parts.h"
@@ -210,15 +211,35 @@ TextRunnerParts make_text_runner_parts(const std::unordered_map<std::string, int
   return p;
 }
 
-// Declared only (llm_runner_helper.h); the definition makes the nullptr unique_ptr below complete.
-class MultimodalRunner {};
-
 std::unique_ptr<MultimodalRunner> create_multimodal_runner(const std::string& model_path,
-                                                           std::unique_ptr<::tokenizers::Tokenizer> /*tokenizer*/,
-                                                           std::optional<const std::string> /*data_path*/,
-                                                           Module::LoadMode /*load_mode*/) {
-  ET_LOG(Error, "create_multimodal_runner(%s): this SDK has no multimodal runner", model_path.c_str());
-  return nullptr;
+                                                           std::unique_ptr<::tokenizers::Tokenizer> tokenizer,
+                                                           std::optional<const std::string> data_path,
+                                                           Module::LoadMode load_mode) {
+  runtime::runtime_init();
+  if (!tokenizer || !tokenizer->is_loaded()) {
+    ET_LOG(Error, "create_multimodal_runner(%s): the tokenizer is null or not loaded", model_path.c_str());
+    return nullptr;
+  }
+  auto module = data_path.has_value() ? std::make_unique<Module>(model_path, *data_path, load_mode)
+                                      : std::make_unique<Module>(model_path, load_mode);
+  auto metadata = get_llm_metadata(tokenizer.get(), module.get());
+  if (!metadata.ok()) {
+    ET_LOG(Error, "create_multimodal_runner(%s): cannot read the program's metadata", model_path.c_str());
+    return nullptr;
+  }
+  auto eos_ids = std::make_unique<std::unordered_set<uint64_t>>(get_eos_ids(tokenizer.get(), module.get()));
+  auto io_manager = std::make_unique<IOManager>(*module);
+  auto decoder = std::make_unique<MultimodalDecoderRunner>(
+      module.get(), io_manager.get(), "forward",
+      std::make_unique<Sampler>(static_cast<int32_t>(metadata->at(kVocabSize)), 0.0f));
+  auto prefiller =
+      std::make_unique<MultimodalPrefiller>(module.get(), decoder.get(), tokenizer.get(), io_manager.get());
+  auto stats = std::make_unique<Stats>();
+  auto generator = std::make_unique<TextTokenGenerator>(tokenizer.get(), decoder.get(), metadata->at(kUseKVCache) != 0,
+                                                        std::move(eos_ids), stats.get());
+  return std::make_unique<MultimodalRunner>(std::move(*metadata), std::move(tokenizer), std::move(module),
+                                            std::move(decoder), std::move(prefiller), std::move(io_manager),
+                                            std::move(generator), std::move(stats));
 }
 
 }  // namespace executorch::extension::llm

@@ -17,7 +17,7 @@ namespace executorch {
 namespace extension {
 namespace llm {
 
-class MultimodalInput;  // upstream's multimodal inputs (no multimodal runner here)
+class MultimodalInput;  // multimodal_input.h
 
 struct GenerationConfig {
   // Pass the prompt's text to the token callback (and stdout) before the generated text.

@@ -1,7 +1,6 @@
 #pragma once
 // Building LLM runners (upstream: extension/llm/runner/llm_runner_helper.h): the tokenizer for a file, the
-// program's metadata and EOS ids, a text runner. There is no multimodal runner here: create_multimodal_runner
-// logs that and returns nullptr.
+// program's metadata and EOS ids, a text runner, a multimodal runner.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -54,13 +53,17 @@ EXECUTORCH_API std::unique_ptr<TextLLMRunner> create_text_llm_runner(
     const std::string& method_name = "forward",
     Module::LoadMode load_mode = Module::LoadMode::MmapUseMlockIgnoreErrors);
 
-// Not available here (no multimodal runner): logs an error and returns nullptr.
+// A MultimodalRunner of the program at model_path (upstream's methods: token_embedding, text_decoder, and
+// vision_encoder / audio_encoder; the metadata methods of get_llm_metadata) with `tokenizer`; its weights in
+// data_path when given. nullptr, with the reason logged, when the tokenizer is not loaded or the program's metadata
+// cannot be read.
 EXECUTORCH_API std::unique_ptr<MultimodalRunner> create_multimodal_runner(
     const std::string& model_path, std::unique_ptr<::tokenizers::Tokenizer> tokenizer,
     std::optional<const std::string> data_path = std::nullopt, Module::LoadMode load_mode = Module::LoadMode::File);
 
 }  // namespace executorch::extension::llm
 
-// The runner's class, so that the unique_ptr above can be used with this header alone (upstream's needs
-// text_llm_runner.h too).
+// The runners' classes, so that the unique_ptrs above can be used with this header alone (upstream's needs
+// text_llm_runner.h / multimodal_runner.h too).
+#include <executorch/extension/llm/runner/multimodal_runner.h>
 #include <executorch/extension/llm/runner/text_llm_runner.h>

@@ -1,7 +1,8 @@
 #pragma once
 // Small helpers of the LLM runner (upstream: extension/llm/runner/util.h): printing a token's text, the clock of
 // the stats, the process's memory, the macros that turn a tokenizers::Result into a runtime error, and the
-// position tensor of a decoder call (populate_start_pos_or_cache_position).
+// position tensor of a decoder call (populate_start_pos_or_cache_position), a float tensor in bfloat16
+// (convert_to_bfloat16).
 #include <cctype>
 #include <chrono>
 #include <cstddef>
@@ -101,6 +102,21 @@ inline runtime::Result<TensorPtr> populate_start_pos_or_cache_position(Module* m
                      executorch::aten::ScalarType::Long);
   }
   return from_blob(&start_pos, {1}, executorch::aten::ScalarType::Long);
+}
+
+// A bfloat16 copy of a float tensor (same sizes; rounded to nearest even); Error::InvalidArgument for another
+// dtype.
+inline runtime::Result<TensorPtr> convert_to_bfloat16(const TensorPtr& src_tensor) {
+  if (src_tensor->scalar_type() != executorch::aten::ScalarType::Float) {
+    ET_LOG(Error, "BFloat16 conversion only supported from Float source data");
+    return runtime::Error::InvalidArgument;
+  }
+  const auto n = static_cast<size_t>(src_tensor->numel());
+  const float* src = src_tensor->const_data_ptr<float>();
+  auto out = empty_like(src_tensor, executorch::aten::ScalarType::BFloat16);
+  auto* dst = out->mutable_data_ptr<executorch::aten::BFloat16>();
+  for (size_t i = 0; i < n; ++i) dst[i] = executorch::aten::BFloat16(src[i]);
+  return out;
 }
 
 }  // namespace llm
