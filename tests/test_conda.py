@@ -24,7 +24,9 @@ import tomllib
 import yaml
 
 from et_common import FIXTURES, REPO, conda_channel, wheel_file
+from et_common import build_app as build_cmake_project
 from test_api import APP_PROGRAMS, build_api_tests, run_api_test
+from test_llm import check_multimodal_app
 
 sys.path.insert(0, str(REPO / "scripts"))
 import check_artifacts
@@ -313,6 +315,9 @@ def test_full_prefix_builds_and_runs_and_moves(channel: Path, stub_channel: Path
     build = build_api_tests(prefix, tmp_path / "api", APP_PROGRAMS)
     for name in APP_PROGRAMS:
         run_api_test(build, name, quiet())
+    # Upstream's multimodal runner API (tests/multimodal_app) against the prefix.
+    app = build_cmake_project(prefix, REPO / "tests" / "multimodal_app", tmp_path / "multimodal") / "multimodal_app"
+    check_multimodal_app(app, tmp_path)
     moved = tmp_path / "moved prefix" / "env with space"
     moved.parent.mkdir()
     shutil.move(str(prefix), str(moved))

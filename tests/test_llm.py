@@ -210,6 +210,11 @@ def multimodal_app(sdk: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_multimodal_runner_reproduces_the_reference(multimodal_app: Path, tmp_path: Path) -> None:
+    check_multimodal_app(multimodal_app, tmp_path)
+
+
+def check_multimodal_app(multimodal_app: Path, tmp_path: Path) -> None:
+    """tests/multimodal_app, built against an SDK prefix, the wheel or a conda prefix, on the multimodal fixture."""
     # create_multimodal_runner + generate over text (with BOS), the image and text, as upstream's multimodal runner
     # does it: the eager model's greedy text (upstream's runtime gives the same tokens), streamed to the callback and
     # to stdout, with the stats; prefill() + generate() of no inputs continue the same way; each bad input is an
@@ -221,7 +226,9 @@ def test_multimodal_runner_reproduces_the_reference(multimodal_app: Path, tmp_pa
     texts = [i["text"] for i in MM_MANIFEST["inputs"] if "text" in i]
     n = MM_MANIFEST["max_new_tokens"]
     text_only = LLM / MANIFEST["variants"]["kv_portable"]["program"]
+    wavs = write_wavs(tmp_path)
     cmd = [multimodal_app, MM / MM_MANIFEST["program"], LLM / MANIFEST["tokenizer"], raw, w, h, c, *texts, n, text_only]
+    cmd += list(wavs)
     env = {**os.environ, "EXECUTORCH_LOG_LEVEL": "error"}
     proc = subprocess.run([str(a) for a in cmd], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
@@ -261,6 +268,48 @@ def test_multimodal_runner_reproduces_the_reference(multimodal_app: Path, tmp_pa
     printed, _, report = proc.stdout.partition("PyTorchObserver ")
     assert printed.strip() == want, proc.stdout
     assert json.loads(report.splitlines()[0])["generated_tokens"] == n - 1
+    # wav_loader.h: each file's samples, or none with the reason logged.
+    assert got["wav 0"] == ["header 1 rate 16000 samples 4 first 1 last -1"], proc.stderr
+    assert got["wav 1"] == ["header 1 rate 8000 samples 3 first 0.25 last -0.75"], proc.stderr
+    for i, message in enumerate(wavs.values()):
+        if message:
+            assert got[f"wav {i}"][0].endswith("samples 0 first 0 last 0"), proc.stderr
+            assert message in proc.stderr, (message, proc.stderr)
+
+
+def write_wavs(tmp_path: Path) -> dict[Path, str]:
+    """WAV files for wav_loader.h: 16-bit PCM (written by Python's wave module), 32-bit float with a LIST chunk
+    before the data, and damaged ones, each with the message expected (empty: it loads)."""
+    import struct
+    import wave
+
+    pcm = tmp_path / "pcm16.wav"
+    with wave.open(str(pcm), "wb") as f:
+        f.setnchannels(1)
+        f.setsampwidth(2)
+        f.setframerate(16000)
+        f.writeframes(struct.pack("<4h", 32767, 0, 16384, -32767))
+
+    def riff(fmt_tag: int, bits: int, rate: int, data: bytes, extra: bytes = b"") -> bytes:
+        fmt = struct.pack("<HHIIHH", fmt_tag, 1, rate, rate * bits // 8, bits // 8, bits)
+        body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + extra + b"data" + struct.pack("<I", len(data))
+        return b"RIFF" + struct.pack("<I", len(body) + len(data)) + body + data
+
+    files = {pcm: "", tmp_path / "float32.wav": "", tmp_path / "truncated.wav": "claimed data size"}
+    list_chunk = b"LIST" + struct.pack("<I", 4) + b"INFO"
+    (tmp_path / "float32.wav").write_bytes(riff(3, 32, 8000, struct.pack("<3f", 0.25, 0.0, -0.75), list_chunk))
+    (tmp_path / "truncated.wav").write_bytes(riff(1, 16, 8000, struct.pack("<4h", 1, 2, 3, 4))[:-4])
+    for name, content, message in (
+        ("pcm8.wav", riff(1, 8, 8000, bytes([1, 2, 3])), "Unsupported bits per sample: 8"),
+        ("alaw.wav", riff(6, 8, 8000, bytes([1, 2, 3])), "Unsupported audio format: 0x0006"),
+        ("not_wav.wav", b"this is not a wav file at all, no", "WAV header not detected"),
+        ("no_data.wav", riff(1, 16, 8000, b"")[:-8] + b"xxxxxxxx", "missing Subchunk2ID 'data'"),
+        ("missing.wav", None, "Failed to open WAV file"),
+    ):
+        if content is not None:
+            (tmp_path / name).write_bytes(content)
+        files[tmp_path / name] = message
+    return files
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from et_common import FIXTURES, REPO, wheel_file
+from et_common import FIXTURES, REPO, build_app, wheel_file
 from test_api import APP_PROGRAMS, build_api_tests, run_api_test
+from test_llm import check_multimodal_app
 
 sys.path.insert(0, str(REPO / "scripts"))
 import check_artifacts
@@ -227,6 +228,13 @@ def test_api_programs_against_wheel(venv: Path, tmp_path: Path) -> None:
     build = build_api_tests(Path(py(venv, "-m", "executorch", "--cmake-dir")), tmp_path, APP_PROGRAMS)
     for name in APP_PROGRAMS:
         run_api_test(build, name)
+
+
+def test_multimodal_runner_against_wheel(venv: Path, tmp_path: Path) -> None:
+    # Upstream's multimodal runner API (tests/multimodal_app) built with the wheel's CMake package.
+    prefix = Path(py(venv, "-m", "executorch", "--cmake-dir"))
+    app = build_app(prefix, REPO / "tests" / "multimodal_app", tmp_path / "build") / "multimodal_app"
+    check_multimodal_app(app, tmp_path)
 
 
 @pytest.mark.parametrize("cmake", ["system", "3.24", "4.x"])

@@ -1,9 +1,10 @@
-// multimodal_app MODEL TOKENIZER IMAGE WIDTH HEIGHT CHANNELS TEXT1 TEXT2 MAX_NEW_TOKENS TEXT_ONLY_MODEL
+// multimodal_app MODEL TOKENIZER IMAGE WIDTH HEIGHT CHANNELS TEXT1 TEXT2 MAX_NEW_TOKENS TEXT_ONLY_MODEL [WAV...]
 // Upstream's multimodal runner API, called as upstream's multimodal examples do: load_tokenizer,
 // create_multimodal_runner, generate() over text, an Image (IMAGE: raw uint8 pixels, CHW) and text with a
 // GenerationConfig and both callbacks; then prefill() + generate() of no inputs, the parts (MultimodalDecoderRunner,
-// MultimodalPrefiller) on their own, convert_to_bfloat16, MultimodalInput's accessors, and the failure paths
-// (errors, not aborts). What the callbacks saw goes to stderr as "key: value" lines for tests/test_llm.py.
+// MultimodalPrefiller) on their own, convert_to_bfloat16, MultimodalInput's accessors, the failure paths (errors,
+// not aborts), and wav_loader.h on each WAV file. What the callbacks saw goes to stderr as "key: value" lines for
+// tests/test_llm.py.
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -22,6 +23,7 @@
 #include <executorch/extension/llm/runner/multimodal_runner.h>
 #include <executorch/extension/llm/runner/stats.h>
 #include <executorch/extension/llm/runner/util.h>
+#include <executorch/extension/llm/runner/wav_loader.h>
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor.h>
 
@@ -42,8 +44,9 @@ std::vector<llm::MultimodalInput> inputs_of(const std::string& text1, llm::Image
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 11) {
-    std::fprintf(stderr, "usage: %s MODEL TOKENIZER IMAGE W H C TEXT1 TEXT2 MAX_NEW_TOKENS TEXT_ONLY_MODEL\n", argv[0]);
+  if (argc < 11) {
+    std::fprintf(stderr, "usage: %s MODEL TOKENIZER IMAGE W H C TEXT1 TEXT2 MAX_NEW_TOKENS TEXT_ONLY_MODEL [WAV...]\n",
+                 argv[0]);
     return 2;
   }
   const std::string model = argv[1], tokenizer_path = argv[2], text1 = argv[7], text2 = argv[8];
@@ -152,5 +155,14 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "input: %s %s %d %d %zu\n", in.type_name(),
                llm::MultimodalInput::TypeName(llm::MultimodalInput::Type::RAW_AUDIO), in.try_get_text() == nullptr,
                in.is_tokens(), in.get_tokens().size());
+  // wav_loader.h: the samples of each file (empty, with the reason logged, for a file it cannot read).
+  for (int i = 11; i < argc; ++i) {
+    const auto header = llm::load_wav_header(std::string(argv[i]));
+    const std::vector<float> samples = llm::load_wav_audio_data(argv[i]);
+    std::fprintf(stderr, "wav %d: header %d rate %u samples %zu first %g last %g\n", i - 11, header != nullptr,
+                 header ? header->SamplesPerSec : 0u, samples.size(),
+                 samples.empty() ? 0.0 : static_cast<double>(samples.front()),
+                 samples.empty() ? 0.0 : static_cast<double>(samples.back()));
+  }
   return 0;
 }
