@@ -555,8 +555,12 @@ class PyProgram {
   static std::shared_ptr<PyProgram> from_path(const std::string& path, const py::list& data, int verification) {
     auto h = std::make_shared<ProgramHolder>();
     clear_error();
-    auto loader = check(executorch::extension::FileDataLoader::from(path.c_str()), "opening " + path);
-    h->loader = std::make_unique<executorch::extension::FileDataLoader>(std::move(loader));
+    // Mapped, as upstream's Python runtime maps it: constants are paged in as they are read (an LLM's embedding
+    // table: only the rows of its tokens), and a delegate's payload goes once it is unpacked.
+    auto loader = check(executorch::extension::MmapDataLoader::from(
+                            path.c_str(), executorch::extension::MmapDataLoader::MlockConfig::NoMlock),
+                        "opening " + path);
+    h->loader = std::make_unique<executorch::extension::MmapDataLoader>(std::move(loader));
     return finish(std::move(h), data, verification, "loading " + path);
   }
 
