@@ -33,7 +33,9 @@ bool qb4_dynamic_available();
 
 // Packs W (N x K, row-major: the dequantized values (q - 8) * scale(n, k / group)) back to 4 bits, in the panel
 // layout when `panels` (the int8 kernel: only where qb4_dynamic_available()), else the row layout. False (nothing
-// packed) when K or group is not a multiple of 32, or a value is not an integer in [-8, 7] times its scale.
+// packed) when K or group is not a multiple of 32, group exceeds kMaxQB4Group, or a value is not an integer in
+// [-8, 7] times its scale.
+inline constexpr int64_t kMaxQB4Group = int64_t{1} << 16;
 bool pack_qb4(int64_t K, int64_t N, const float* W, const float* scales, int64_t group, const float* bias,
               PackedQB4* out, bool panels = false);
 

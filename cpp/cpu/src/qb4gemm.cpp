@@ -32,7 +32,10 @@ bool qb4_dynamic_available() {
 
 bool pack_qb4(int64_t K, int64_t N, const float* W, const float* scales, int64_t group, const float* bias,
               PackedQB4* out, bool panels) {
-  if (K <= 0 || N <= 0 || group <= 0 || K % 32 != 0 || group % 32 != 0 || K % group != 0) return false;
+  // The int8 kernel's per-group int32 terms (8 * 255 * group, 255 * 15 * group) stay in range for groups up to
+  // kMaxQB4Group; wider groups (a damaged program) stay on the float weights.
+  if (K <= 0 || N <= 0 || group <= 0 || group > kMaxQB4Group || K % 32 != 0 || group % 32 != 0 || K % group != 0)
+    return false;
   const int64_t G = K / group;
   // The 4-bit values (w + 8), checked against the scales.
   std::vector<uint8_t> nib(static_cast<size_t>(N * K));

@@ -798,6 +798,13 @@ TEST_F(Kernels, BlockwiseInt4GemmMatchesReference) {
   EXPECT_FALSE(etk::pack_qb4(48, 1, W.data(), S.data(), 48, nullptr, &p));
   W.assign(32, 0.5f);
   EXPECT_FALSE(etk::pack_qb4(32, 1, W.data(), S.data(), 32, nullptr, &p));
+  // A group past kMaxQB4Group (its int32 group terms would overflow; found by the fuzzer): not packed either way.
+  const int64_t wide = 2 * etk::kMaxQB4Group;
+  W.assign(static_cast<size_t>(wide), 1.f);
+  S.assign(2, 1.f);
+  EXPECT_FALSE(etk::pack_qb4(wide, 1, W.data(), S.data(), wide, nullptr, &p));
+  EXPECT_FALSE(etk::pack_qb4(wide, 1, W.data(), S.data(), wide, nullptr, &p, true));
+  EXPECT_TRUE(etk::pack_qb4(wide, 1, W.data(), S.data(), etk::kMaxQB4Group, nullptr, &p));
 }
 
 // qd8 x qb4w on the int8 kernel (panel layout): the group sums are integers, so the result equals the reference
