@@ -136,13 +136,13 @@ def test_unit_tests(qemu: list[str], a64_build: Path) -> None:
 
 @pytest.mark.parametrize("isa", ["dotprod", "neon", "baseline"])
 def test_kernel_tests(qemu: list[str], a64_build: Path, isa: str) -> None:
-    # The shared GEMM (fp32 blocked, packed, indirect and depthwise; int8 with SDOT), transposes and sigmoid against
-    # references, at every ISA level, and the kernels library loaded as a component.
+    # The shared GEMM (fp32 blocked, packed, indirect and depthwise; int8 with SDOT), Winograd, transposes and sigmoid
+    # against references, at every ISA level, and the kernels library loaded as a component.
     exe = built_program(a64_build, "executorch_kernels_test", BUILD_AARCH64)
     env = quiet(EXECUTORCH_GEMM_ISA=isa)
     cmd = [*qemu, str(exe), f"--gtest_filter={'*' if isa == 'dotprod' else '-' + INT8_TESTS}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
-    assert gtest_passed(proc) == (14 if isa == "dotprod" else 10)
+    assert gtest_passed(proc) == (15 if isa == "dotprod" else 11)
 
 
 def test_int8_kernel_is_chosen_at_run_time(qemu: list[str], a64_build: Path) -> None:

@@ -13,7 +13,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from et_common import BUILD_SDK, FIXTURES, MANIFEST, Case, built_program, damage_fixtures, fixture_cases, gtest_passed
+from et_common import (
+    BUILD_SDK,
+    FIXTURES,
+    INT8_KERNEL_TESTS,
+    MANIFEST,
+    Case,
+    built_program,
+    damage_fixtures,
+    fixture_cases,
+    gtest_passed,
+    has_int8_dot_products,
+)
 
 XNNPACK = fixture_cases("xnnpack")
 XNNPACK_FIXTURES = [fx["name"] for fx in MANIFEST["fixtures"] if "xnnpack" in fx["files"]]
@@ -82,19 +93,42 @@ def test_every_gemm_isa_path_matches_reference(
             np.testing.assert_allclose(np.load(out / f"out{i}.npy"), np.load(ref_path), atol=case.atol, rtol=case.rtol)
 
 
+# Fixtures with fp32 3x3 convolutions large enough for Winograd F(4x4, 3x3) (16 or more channels, 4x4 output tiles
+# at least 16 per image).
+WINOGRAD_FIXTURES = ("tv_resnet18", "tv_squeezenet1_1", "resnet_block")
+
+
+@pytest.mark.parametrize("fixture", WINOGRAD_FIXTURES)
+def test_winograd_convolutions_match_reference_and_direct(
+    sdk: Path, tmp_path: Path, quiet_env: dict[str, str], fixture: str
+) -> None:
+    # The same program with Winograd (the default) and with every convolution direct (EXECUTORCH_WINOGRAD=0): both
+    # within the fixture's tolerance of eager PyTorch, and not bit-identical (the Winograd path really ran).
+    for case in (c for c in XNNPACK if c.fixture == fixture):
+        outs = {}
+        for mode in ("1", "0"):
+            out = tmp_path / f"{case.index}_{mode}"
+            out.mkdir()
+            proc = run_case(sdk, case, out, dict(quiet_env, EXECUTORCH_WINOGRAD=mode))
+            assert proc.returncode == 0, proc.stderr
+            outs[mode] = np.load(out / "out0.npy")
+            np.testing.assert_allclose(outs[mode], np.load(case.outputs[0]), atol=case.atol, rtol=case.rtol)
+        assert not np.array_equal(outs["1"], outs["0"]), f"{fixture}: no convolution took the Winograd path"
+
+
 @pytest.mark.parametrize("isa", ["native", "avx2", "baseline"])
 def test_cpu_base_kernels_on_every_isa_path(release_build: Path, isa: str) -> None:
     # The delegate's shared kernels against references, each ISA level's code: the blocked GEMM (alpha, beta, strided
     # C, several blocks), packed / indirect GEMM (several K blocks, row chunks, the column split) and depthwise (with
-    # the fused requantization), the int8 GEMMs, 2-D transposes (tiles, the 3-row interleave, the pool split) and
-    # sigmoid / SiLU (the AVX-512 path without a division, NaN, infinities, clamps).
+    # the fused requantization), the int8 GEMMs, 2-D transposes (tiles, the 3-row interleave, the pool split),
+    # sigmoid / SiLU (the AVX-512 path without a division, NaN, infinities, clamps) and Winograd convolutions.
     env = dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal")
     if isa != "native":
         env["EXECUTORCH_GEMM_ISA"] = isa
     exe = built_program(release_build, "executorch_kernels_test", BUILD_SDK)
-    filt = "--gtest_filter=*Gemm*:*Depthwise*:*Transpose*:*Sigmoid*"
-    if isa != "native":  # the int8 dot-product kernels skip below AVX-512 VNNI
-        filt += ":-*Int8*:*Int4Dynamic*"
+    filt = "--gtest_filter=*Gemm*:*Depthwise*:*Transpose*:*Sigmoid*:*Winograd*"
+    if isa != "native" or not has_int8_dot_products():  # the int8 dot-product kernels skip below AVX-512 VNNI
+        filt += ":-" + INT8_KERNEL_TESTS
     proc = subprocess.run([str(exe), filt], capture_output=True, text=True, env=env, timeout=600)
     assert gtest_passed(proc) >= 6
 
@@ -103,8 +137,10 @@ def test_cpu_base_kernels_on_every_isa_path(release_build: Path, isa: str) -> No
 def test_weights_held_once_and_buffers_shared(release_build: Path, isa: str) -> None:
     # The heap a loaded program holds (glibc's count, so the release build, not ASan's allocator): weights packed at
     # init are not kept a second time (fp32 named data, int8 weights' float copies), and the delegate calls of a
-    # transformer split by its LayerNorms share one set of intermediate buffers.
-    env = dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal")
+    # transformer split by its LayerNorms share one set of intermediate buffers. The convolutions stay direct: the
+    # filters Winograd transforms are 4x the file's by design (docs/xnnpack.md), and replace the loaded copy through
+    # the same release path.
+    env = dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal", EXECUTORCH_WINOGRAD="0")
     if isa != "native":
         env["EXECUTORCH_GEMM_ISA"] = isa
     exe = built_program(release_build, "xnnpack_memory_test", BUILD_SDK)

@@ -26,6 +26,7 @@
 #include "qb4gemm.h"
 #include "qgemm.h"
 #include "transpose.h"
+#include "winograd.h"
 #include "gtest_support.h"
 
 using namespace executorch::runtime;
@@ -440,6 +441,73 @@ TEST_F(Kernels, PackedIndirectGemmAndDepthwise) {
     EXPECT_LT(e1, 1e-4) << fmt("depthwise (direct) it %d", it);
     EXPECT_LT(e2, 1e-4) << fmt("depthwise (indirect) it %d", it);
   }
+}
+
+// Winograd F(4x4, 3x3) against the direct convolution in double: output sizes that are not multiples of the
+// 4x4 tile, every padding from 0 to 2 on each side, channel counts off the vector width (3, 13, 17, 33) and on it,
+// batches of 2, bias or none, clamps, a post-op with or without a second operand, an output row stride wider than
+// the channels (an elided concatenation), serial and split over the pool (blocks of tiles across images).
+TEST_F(Kernels, WinogradConvMatchesDirect) {
+  std::mt19937 rng(31);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::normal_distribution<float> nd(0.f, 1.f);
+  static const int kChannels[] = {1, 3, 8, 13, 16, 17, 33, 64};
+  int cases = 0;
+  for (int it = 0; it < 80; ++it) {
+    etk::WinogradParams p{};
+    p.N = uni(1, 2), p.H = uni(1, 19), p.W = uni(1, 19), p.pad_t = uni(0, 2), p.pad_l = uni(0, 2);
+    const int64_t pad_b = uni(0, 2), pad_r = uni(0, 2);
+    const int64_t IC = kChannels[uni(0, 7)], OC = kChannels[uni(0, 7)];
+    p.C = IC;
+    p.OH = p.H + p.pad_t + pad_b - 2;
+    p.OW = p.W + p.pad_l + pad_r - 2;
+    if (p.OH < 1 || p.OW < 1) continue;
+    const bool has_bias = uni(0, 1), clamp = uni(0, 1), par = uni(0, 1);
+    std::vector<float> x(static_cast<size_t>(p.N * p.H * p.W * IC)), w(static_cast<size_t>(OC * 9 * IC)),
+        b(static_cast<size_t>(OC));
+    for (auto& v : x) v = nd(rng);
+    for (auto& v : w) v = nd(rng);
+    for (auto& v : b) v = nd(rng);
+    etk::PackedWinograd pw;
+    etk::pack_winograd(IC, OC, w.data(), has_bias ? b.data() : nullptr, &pw);
+    const int64_t M = p.N * p.OH * p.OW, ldy = OC + uni(0, 3);
+    etk::PostOp op;
+    std::vector<float> other;
+    const etk::PostOp* post = random_post(rng, M, OC, &other, &op);
+    const float lo = clamp ? -1.f : -INFINITY, hi = clamp ? 1.5f : INFINITY;
+    std::vector<float> y(static_cast<size_t>(M * ldy), 123.f);
+    etk::winograd_conv3x3(p, x.data(), pw, y.data(), ldy, lo, hi, par, post);
+    double maxerr = 0;
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t bi = m / (p.OH * p.OW), oy = (m / p.OW) % p.OH, ox = m % p.OW;
+      for (int64_t oc = 0; oc < OC; ++oc) {
+        double acc = has_bias ? b[oc] : 0.0, mag = 1.0;
+        for (int64_t ky = 0; ky < 3; ++ky)
+          for (int64_t kx = 0; kx < 3; ++kx) {
+            const int64_t iy = oy + ky - p.pad_t, ix = ox + kx - p.pad_l;
+            if (iy < 0 || iy >= p.H || ix < 0 || ix >= p.W) continue;
+            for (int64_t ic = 0; ic < IC; ++ic) {
+              const double t =
+                  double(x[((bi * p.H + iy) * p.W + ix) * IC + ic]) * w[((oc * 3 + ky) * 3 + kx) * IC + ic];
+              acc += t;
+              mag += std::fabs(t);
+            }
+          }
+        const double v = std::min<double>(std::max<double>(acc, lo), hi), want = square_ref(v, post, m, oc);
+        // F(4x4, 3x3) rounds more than the direct sum (up to ~5e-6 of the sum of the terms' magnitudes here),
+        // times 2 |y| where the post-op squares y (|d(y * y)| = 2 |y| |dy|).
+        const double scale = mag * (post != nullptr ? 2.0 * std::max(1.0, std::fabs(v)) : 1.0);
+        maxerr = std::max(maxerr, std::fabs(want - y[m * ldy + oc]) / scale);
+      }
+      for (int64_t j = OC; j < ldy; ++j) EXPECT_EQ(y[m * ldy + j], 123.f) << fmt("winograd wrote past OC (it %d)", it);
+    }
+    EXPECT_LT(maxerr, 1e-5) << fmt("winograd it %d N %lld H %lld W %lld IC %lld OC %lld pads %lld %lld %lld %lld", it,
+                                   (long long)p.N, (long long)p.H, (long long)p.W, (long long)IC, (long long)OC,
+                                   (long long)p.pad_t, (long long)p.pad_l, (long long)pad_b, (long long)pad_r);
+    ++cases;
+  }
+  std::printf("winograd: %d cases\n", cases);
+  EXPECT_GE(cases, 50);
 }
 
 TEST_F(Kernels, TransposeMatchesReference) {

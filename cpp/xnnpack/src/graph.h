@@ -21,6 +21,7 @@
 #include "gemm.h"
 #include "qb4gemm.h"
 #include "qgemm.h"
+#include "winograd.h"
 #include "xnnpack_generated.h"
 
 namespace etxnn {
@@ -140,6 +141,7 @@ struct Node {
   // A convolution that reads its input in NCHW (the transpose to NHWC before it not run; absorb_input_transposes).
   bool nchw_input = false;
   std::vector<etk::PackedB> packed;  // weights (+ bias) packed at init, one per group (constant filter and bias)
+  etk::PackedWinograd wino;          // or a 3x3 convolution's, transformed for Winograd (wino.OC > 0; gemm.cpp)
   // A depthwise convolution's constant filter [T][C], then its bias at a multiple of 16 floats, copied at init onto
   // cache lines (a .pte aligns constants to 16 bytes at best: each 64-byte weight load would span two lines).
   etk::aligned_vector<float> dw_weights;

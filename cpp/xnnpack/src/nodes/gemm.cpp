@@ -3,6 +3,7 @@
 // over rows on the process-wide pool.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "common.h"
@@ -544,7 +545,7 @@ bool packed_at_prepare(const Node& n, int value) {
       // The int8 GEMM's weights hold a requantizing node's bias too; a kDynamicGemm node adds its bias per call.
       if (n.qb.N > 0) return value == n.filter || n.qmode == QMode::kRequant;
       if (n.qb4.N > 0) return value == n.filter;
-      return !n.packed.empty();
+      return !n.packed.empty() || n.wino.OC > 0;
     case NodeKind::DepthwiseConv2d: return !n.dw_weights.empty();
     case NodeKind::ConvTranspose2d:  // its bias is added per call
       return value == n.filter && !n.packed.empty();
@@ -738,6 +739,13 @@ Error infer_conv_transpose(const Graph& g, const Node& n, Shape* out) {
 
 Error run_conv2d(Graph& g, Node& n, const Shape& so, float* y) {
   ET_CHECK_OK_OR_RETURN_ERROR(bind_post_input(g, n, so));
+  if (n.wino.OC > 0) {  // packed for Winograd (prepare_conv2d)
+    const Shape si = conv_input_shape(g, n);
+    const etk::WinogradParams p{si[0], si[1], si[2], si[3], so[1], so[2], n.pad_t, n.pad_l};
+    etk::winograd_conv3x3(p, g.ptrs[n.in[0]], n.wino, y, n.out_stride > 0 ? n.out_stride : so[3], n.out_min, n.out_max,
+                          true, &n.post);
+    return Error::Ok;
+  }
   std::vector<etk::PackedB> tmp;
   if (n.qb.N > 0) tmp.resize(1);  // on the int8 GEMM: no fp32 weights
   conv2d(n, conv_input_shape(g, n), g.ptrs[n.in[0]], n.qb.N > 0 ? tmp : weights_of<pack_conv2d>(g, n, &tmp), so, y);
@@ -782,6 +790,41 @@ void pack_constant_weights(const Graph& g, Node& n) {
   Pack(n, g.values[n.filter].dims, g.values[n.filter].data, n.bias >= 0 ? g.values[n.bias].data : nullptr, &n.packed);
 }
 
+// Output tiles (4x4 pixels) per image from which a 3x3 convolution runs as Winograd F(4x4, 3x3): its GEMMs have
+// tiles / threads rows, so smaller layers (ResNet's 7x7 stage: 4 tiles) keep the direct convolution, whose GEMM
+// has a row per pixel. Also the channels: with few, the transforms outweigh the products saved.
+constexpr int64_t kWinogradMinTiles = 16, kWinogradMinChannels = 16;
+
+// EXECUTORCH_WINOGRAD=0 keeps every convolution direct (to compare the two); read once.
+bool winograd_enabled() {
+  static const bool on = [] {
+    const char* env = std::getenv("EXECUTORCH_WINOGRAD");
+    return env == nullptr || std::string(env) != "0";
+  }();
+  return on;
+}
+
+// An fp32 3x3 convolution at stride 1, one group, on the NHWC input, large enough (above).
+bool winograd_fits(const Graph& g, const Node& n) {
+  if (n.groups != 1 || n.kh != 3 || n.kw != 3 || n.sh != 1 || n.sw != 1 || n.dh != 1 || n.dw != 1 || n.nchw_input ||
+      n.qmode != QMode::kNone || n.gic < kWinogradMinChannels || n.goc < kWinogradMinChannels ||
+      conv_uses_padded_rows(n) || !winograd_enabled())
+    return false;
+  const Shape& so = g.shapes[static_cast<size_t>(n.out)];
+  return so.size() == 4 && ((so[1] + 3) / 4) * ((so[2] + 3) / 4) >= kWinogradMinTiles;
+}
+
+// Conv2d's constant weights: transformed for Winograd where it fits, else packed for the direct GEMM.
+void prepare_conv2d(const Graph& g, Node& n) {
+  const Value* b = n.bias >= 0 ? &g.values[static_cast<size_t>(n.bias)] : nullptr;
+  const Value& f = g.values[static_cast<size_t>(n.filter)];
+  if (f.data != nullptr && (b == nullptr || b->data != nullptr) && winograd_fits(g, n)) {
+    etk::pack_winograd(n.gic, n.goc, f.data, b != nullptr ? b->data : nullptr, &n.wino);
+    return;
+  }
+  pack_constant_weights<pack_conv2d>(g, n);
+}
+
 Error infer_bmm(const Graph& g, const Node& n, Shape* out) {
   const Shape& a = g.shapes[n.in[0]];
   const Shape& b = g.shapes[n.in[1]];
@@ -822,7 +865,7 @@ constexpr NodeKindDef kKinds[] = {
      read_conv<&schema::Node::node_as_Conv2d>,
      infer_conv</*Depthwise=*/false>,
      run_conv2d,
-     pack_constant_weights<pack_conv2d>,
+     prepare_conv2d,
      kRequantizes,
      {/*plan_integer=*/nullptr, /*run_integer=*/nullptr, /*plan_dynamic=*/nullptr, pack_conv2d_int8}},
     {NodeKind::DepthwiseConv2d, read_conv<&schema::Node::node_as_DepthwiseConv2d>, infer_conv</*Depthwise=*/true>,
