@@ -42,6 +42,21 @@ Result<TensorPtr> in_dtype(TensorPtr tensor, ScalarType expected, const char* me
   return Error::InvalidArgument;
 }
 
+// Runs `method` on `args` and returns its first output, which must be a tensor (`what` names it in the error).
+Result<EValue> first_tensor(Module* module, const char* method, const std::vector<EValue>& args, const char* what) {
+  auto out = module->execute(method, args);
+  if (!out.ok()) {
+    ET_LOG(Error, "%s failed (error 0x%x): %s", method, static_cast<unsigned>(out.error()),
+           ::executorch::runtime::last_error_message());
+    return out.error();
+  }
+  if (out->empty() || !(*out)[0].isTensor()) {
+    ET_LOG(Error, "%s returned no %s", method, what);
+    return Error::InvalidProgram;
+  }
+  return (*out)[0];
+}
+
 }  // namespace
 
 MultimodalPrefiller::MultimodalPrefiller(Module* module, MultimodalDecoderRunner* decoder_runner, Tokenizer* tokenizer,
@@ -62,17 +77,9 @@ Result<uint64_t> MultimodalPrefiller::prefill(const MultimodalInput& input, int6
     if (!tensor.ok()) return tensor.error();
     auto converted = in_dtype(*tensor, meta->scalar_type(), method);
     if (!converted.ok()) return converted.error();
-    auto out = module_->execute(method, *converted);
-    if (!out.ok()) {
-      ET_LOG(Error, "%s failed (error 0x%x): %s", method, static_cast<unsigned>(out.error()),
-             ::executorch::runtime::last_error_message());
-      return out.error();
-    }
-    if (out->empty() || !(*out)[0].isTensor()) {
-      ET_LOG(Error, "%s returned no tensor", method);
-      return Error::InvalidProgram;
-    }
-    embeddings = (*out)[0];
+    auto out = first_tensor(module_, method, {*converted}, "tensor");
+    if (!out.ok()) return out.error();
+    embeddings = *out;
   } else if (input.is_text() || input.is_tokens()) {
     if (input.is_text()) {
       auto encoded = tokenizer_->encode(input.get_text(), bos, eos);
@@ -89,14 +96,9 @@ Result<uint64_t> MultimodalPrefiller::prefill(const MultimodalInput& input, int6
       return Error::InvalidArgument;
     }
     auto ids = from_blob(tokens.data(), {1, static_cast<executorch::aten::SizesType>(tokens.size())}, ScalarType::Long);
-    auto out = module_->execute(kTokenEmbeddingMethod, ids);
-    if (!out.ok()) {
-      ET_LOG(Error, "%s failed (error 0x%x): %s", kTokenEmbeddingMethod, static_cast<unsigned>(out.error()),
-             ::executorch::runtime::last_error_message());
-      return out.error();
-    }
-    if (out->empty() || !(*out)[0].isTensor()) return Error::InvalidProgram;
-    embeddings = (*out)[0];
+    auto out = first_tensor(module_, kTokenEmbeddingMethod, {ids}, "tensor");
+    if (!out.ok()) return out.error();
+    embeddings = *out;
   } else {
     ET_LOG(Error, "a %s input is not supported by the multimodal prefiller", input.type_name());
     return Error::NotSupported;
@@ -123,18 +125,10 @@ Result<uint64_t> MultimodalPrefiller::prefill(const MultimodalInput& input, int6
   auto positions = populate_start_pos_or_cache_position(module_, start_pos, cache_positions, static_cast<int>(seq_len),
                                                         kTextModelMethod);
   if (!positions.ok()) return positions.error();
-  auto out = module_->execute(kTextModelMethod, {embeddings, EValue(**positions)});
-  if (!out.ok()) {
-    ET_LOG(Error, "%s failed (error 0x%x): %s", kTextModelMethod, static_cast<unsigned>(out.error()),
-           ::executorch::runtime::last_error_message());
-    return out.error();
-  }
-  if (out->empty() || !(*out)[0].isTensor()) {
-    ET_LOG(Error, "%s returned no logits", kTextModelMethod);
-    return Error::InvalidProgram;
-  }
+  auto logits = first_tensor(module_, kTextModelMethod, {embeddings, EValue(**positions)}, "logits");
+  if (!logits.ok()) return logits.error();
   start_pos += seq_len;
-  return static_cast<uint64_t>(text_decoder_runner_->logits_to_token((*out)[0].toTensor()));
+  return static_cast<uint64_t>(text_decoder_runner_->logits_to_token(logits->toTensor()));
 }
 
 Error MultimodalPrefiller::load() {
