@@ -71,9 +71,49 @@ __attribute__((target("avx512f"))) void sigmoid_avx512(const float* x, float* y,
   }
 }
 
+// The same with AVX2: 2^n from the exponent bits (n in [-126, 0]), the reciprocal from rcp (12 bits) and a Newton
+// step. GCC did not vectorize sigmoid_loop's fast_expf for AVX2: SiLU layers took several times their
+// convolutions' time (full-size EfficientNet-B0 on 2 Zen 3 cores 27.8 -> 11.0 ms).
+__attribute__((target("avx2,fma"))) inline __m256 sigmoid8(__m256 v, bool times_x) {
+  const __m256 one = _mm256_set1_ps(1.f), zero = _mm256_setzero_ps();
+  const __m256 zraw = _mm256_sub_ps(zero, _mm256_andnot_ps(_mm256_set1_ps(-0.f), v));
+  const __m256 z = _mm256_max_ps(_mm256_set1_ps(-87.33f), zraw);
+  const __m256 nf = _mm256_round_ps(_mm256_mul_ps(z, _mm256_set1_ps(1.44269504088896341f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256 r =
+      _mm256_fmadd_ps(nf, _mm256_set1_ps(2.12194440e-4f), _mm256_fnmadd_ps(nf, _mm256_set1_ps(0.693359375f), z));
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r), one);
+  // NaN lanes give garbage bits here (the blend below restores them); below the range exp(z) is 0.
+  const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(nf), _mm256_set1_epi32(127)), 23);
+  const __m256 e = _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(bits)),
+                                 _mm256_cmp_ps(zraw, _mm256_set1_ps(-87.33f), _CMP_GE_OQ));
+  const __m256 d = _mm256_add_ps(e, one);
+  __m256 rc = _mm256_rcp_ps(d);  // 12 bits, then one Newton step (about 22)
+  rc = _mm256_mul_ps(rc, _mm256_fnmadd_ps(d, rc, _mm256_set1_ps(2.f)));
+  const __m256 s = _mm256_blendv_ps(rc, _mm256_mul_ps(rc, e), _mm256_cmp_ps(v, zero, _CMP_LT_OQ));
+  return times_x ? _mm256_mul_ps(v, s) : _mm256_blendv_ps(s, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
 __attribute__((target("avx2,fma"))) void sigmoid_avx2(const float* x, float* y, int64_t n, float lo, float hi,
                                                       bool times_x) {
-  sigmoid_loop(x, y, n, lo, hi, times_x);
+  const __m256 lov = _mm256_set1_ps(lo), hiv = _mm256_set1_ps(hi);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 s = sigmoid8(_mm256_loadu_ps(x + i), times_x);
+    _mm256_storeu_ps(y + i, _mm256_min_ps(hiv, _mm256_max_ps(lov, s)));
+  }
+  if (i < n) {
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - i)), idx);
+    const __m256 s = sigmoid8(_mm256_maskload_ps(x + i, mask), times_x);
+    _mm256_maskstore_ps(y + i, mask, _mm256_min_ps(hiv, _mm256_max_ps(lov, s)));
+  }
 }
 #endif
 

@@ -38,11 +38,20 @@ ETK_ISA_DISPATCH(global_avg,
 
 // Max / average pooling rows [r0, r1) (NHWC); `f(acc, v)` folds v into acc (max, or +) for floats and 8- and
 // 16-float vectors (by reference: a vector return type would change the ABI outside the ISA clones), `avg` divides
-// by the taps inside the image. Per output pixel the taps inside the image are listed once, then 16 channels at a
-// time (then 8) are reduced over them in a vector register (GCC's vector extension: one AVX-512 register, two AVX
-// ones, four SSE ones).
+// by the taps inside the image. Per output pixel the taps inside the image are listed once, then a register's
+// width of channels at a time (16, 8, then 4) are reduced over them in a vector register (GCC's vector extension).
+typedef float v4sf __attribute__((vector_size(16)));
 typedef float v8sf __attribute__((vector_size(32)));
 typedef float v16sf __attribute__((vector_size(64)));
+
+// Floats in one vector register at the ISA level the kernels run at: 16 (AVX-512), 8 (AVX2), 4 (SSE2, NEON).
+int native_float_lanes() {
+#if defined(__x86_64__)
+  return etk::isa_level() == 2 ? 16 : etk::isa_level() == 1 ? 8 : 4;
+#else
+  return 4;
+#endif
+}
 
 // Channels [c, c + lanes) of one output pixel: its taps folded by f, times scale, clamped.
 template <typename VT, typename F>
@@ -68,6 +77,9 @@ inline __attribute__((always_inline)) void pool_rows_impl(const Node& n, const S
   const int64_t dh = avg ? 1 : std::max(n.dh, 1u), dw = avg ? 1 : std::max(n.dw, 1u);
   const float init = avg ? 0.f : -INFINITY, lo = n.out_min, hi = n.out_max;
   std::vector<const float*> taps(static_cast<size_t>(n.kh) * n.kw);
+  // Vectors no wider than this level's registers: wider ones' max (a compare and a select) is split into scalar
+  // code, not into register halves (AVX2 ran SqueezeNet's max pools 10x slower than the AVX-512 build).
+  const int lanes = native_float_lanes();
   for (int64_t row = r0; row < r1; ++row) {
     const int64_t b0 = row / OH, oy = row % OH;
     for (int64_t ox = 0; ox < OW; ++ox) {
@@ -84,8 +96,11 @@ inline __attribute__((always_inline)) void pool_rows_impl(const Node& n, const S
       }
       const float scale = (avg && count > 0) ? 1.f / static_cast<float>(count) : 1.f;
       int64_t c = 0;
-      for (; c + 16 <= C; c += 16) pool_vector<v16sf>(taps.data(), count, c, init, scale, lo, hi, out, f);
-      for (; c + 8 <= C; c += 8) pool_vector<v8sf>(taps.data(), count, c, init, scale, lo, hi, out, f);
+      if (lanes >= 16)
+        for (; c + 16 <= C; c += 16) pool_vector<v16sf>(taps.data(), count, c, init, scale, lo, hi, out, f);
+      if (lanes >= 8)
+        for (; c + 8 <= C; c += 8) pool_vector<v8sf>(taps.data(), count, c, init, scale, lo, hi, out, f);
+      for (; c + 4 <= C; c += 4) pool_vector<v4sf>(taps.data(), count, c, init, scale, lo, hi, out, f);
       for (; c < C; ++c) {
         float acc = init;
         for (size_t t = 0; t < count; ++t) f(acc, taps[t][c]);
