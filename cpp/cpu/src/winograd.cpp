@@ -187,39 +187,30 @@ void pack_winograd(int64_t IC, int64_t OC, const float* w, const float* bias, Pa
                                 {1.f / 24, 1.f / 12, 1.f / 6},
                                 {1.f / 24, -1.f / 12, 1.f / 6},
                                 {0, 0, 1}};
-  // U = G g G^T per (oc, ic), into u[xi][oc][ic]: the input channels innermost on both sides (the filter's rows
-  // are OHWI), so the loops run over contiguous channels; then each xi's OC x IC matrix packed as B = U^T.
-  const size_t plane = static_cast<size_t>(IC * OC);
-  std::vector<float> u(36 * plane);
-  auto transform = [&](int64_t o0, int64_t o1) {
-    std::vector<float> gt(static_cast<size_t>(18 * IC));  // G g: [6][3][IC]
-    for (int64_t oc = o0; oc < o1; ++oc) {
-      const float* f = w + oc * 9 * IC;  // [3][3][IC]
-      for (int i = 0; i < 6; ++i)
-        for (int b = 0; b < 3; ++b) {
-          float* d = gt.data() + (i * 3 + b) * IC;
-          for (int64_t ic = 0; ic < IC; ++ic)
-            d[ic] = G[i][0] * f[b * IC + ic] + G[i][1] * f[(3 + b) * IC + ic] + G[i][2] * f[(6 + b) * IC + ic];
-        }
-      for (int i = 0; i < 6; ++i) {
-        const float* g0 = gt.data() + i * 3 * IC;
-        for (int k = 0; k < 6; ++k) {
-          float* d = u.data() + (6 * i + k) * plane + oc * IC;
-          for (int64_t ic = 0; ic < IC; ++ic)
-            d[ic] = g0[ic] * G[k][0] + g0[IC + ic] * G[k][1] + g0[2 * IC + ic] * G[k][2];
-        }
-      }
-    }
-  };
+  // U[xi] = (G g G^T)[i][k] for xi = 6 i + k, per (oc, ic): sum over the 3 x 3 taps t = (a, b) of
+  // G[i][a] G[k][b] g[t], into a matrix [oc][ic] (the input channels innermost on both sides: the filter's rows are
+  // OHWI, so the loop runs over contiguous channels), packed as B = U^T at once. One xi at a time per thread, in a
+  // buffer of its own: a buffer of all 36 (4x the filter) cost more in page faults than the arithmetic.
   out->IC = IC;
   out->OC = OC;
   out->u.assign(36, PackedB());
   auto pack = [&](int64_t x0, int64_t x1) {
-    for (int64_t xi = x0; xi < x1; ++xi)
-      pack_b(IC, OC, u.data() + xi * plane, 1, IC, nullptr, &out->u[static_cast<size_t>(xi)]);
+    std::vector<float> u(static_cast<size_t>(IC * OC));
+    for (int64_t xi = x0; xi < x1; ++xi) {
+      float cf[9];
+      for (int t = 0; t < 9; ++t) cf[t] = G[xi / 6][t / 3] * G[xi % 6][t % 3];
+      for (int64_t oc = 0; oc < OC; ++oc) {
+        const float* f = w + oc * 9 * IC;  // [3][3][IC]
+        float* d = u.data() + oc * IC;
+        for (int64_t ic = 0; ic < IC; ++ic) {
+          float acc = 0.f;
+          for (int t = 0; t < 9; ++t) acc += cf[t] * f[t * IC + ic];
+          d[ic] = acc;
+        }
+      }
+      pack_b(IC, OC, u.data(), 1, IC, nullptr, &out->u[static_cast<size_t>(xi)]);
+    }
   };
-  // Both steps over the pool (a ResNet-50 has 2.4 M such channel pairs to transform at load).
-  ::executorch::extension::parallel_for(0, OC, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, IC)), transform);
   ::executorch::extension::parallel_for(0, 36, 1, pack);
   out->bias.assign(static_cast<size_t>(OC), 0.f);
   if (bias != nullptr) std::copy(bias, bias + OC, out->bias.begin());
