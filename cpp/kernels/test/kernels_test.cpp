@@ -494,14 +494,14 @@ TEST_F(Kernels, WinogradConvMatchesDirect) {
             }
           }
         const double v = std::min<double>(std::max<double>(acc, lo), hi), want = square_ref(v, post, m, oc);
-        // F(4x4, 3x3) rounds more than the direct sum (up to ~5e-6 of the sum of the terms' magnitudes here),
+        // F(4x4, 3x3) rounds more than the direct sum (up to ~1e-5 of the sum of the terms' magnitudes here),
         // times 2 |y| where the post-op squares y (|d(y * y)| = 2 |y| |dy|).
         const double scale = mag * (post != nullptr ? 2.0 * std::max(1.0, std::fabs(v)) : 1.0);
         maxerr = std::max(maxerr, std::fabs(want - y[m * ldy + oc]) / scale);
       }
       for (int64_t j = OC; j < ldy; ++j) EXPECT_EQ(y[m * ldy + j], 123.f) << fmt("winograd wrote past OC (it %d)", it);
     }
-    EXPECT_LT(maxerr, 1e-5) << fmt("winograd it %d N %lld H %lld W %lld IC %lld OC %lld pads %lld %lld %lld %lld", it,
+    EXPECT_LT(maxerr, 3e-5) << fmt("winograd it %d N %lld H %lld W %lld IC %lld OC %lld pads %lld %lld %lld %lld", it,
                                    (long long)p.N, (long long)p.H, (long long)p.W, (long long)IC, (long long)OC,
                                    (long long)p.pad_t, (long long)p.pad_l, (long long)pad_b, (long long)pad_r);
     ++cases;
