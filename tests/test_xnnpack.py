@@ -137,10 +137,9 @@ def test_cpu_base_kernels_on_every_isa_path(release_build: Path, isa: str) -> No
 def test_weights_held_once_and_buffers_shared(release_build: Path, isa: str) -> None:
     # The heap a loaded program holds (glibc's count, so the release build, not ASan's allocator): weights packed at
     # init are not kept a second time (fp32 named data, int8 weights' float copies), and the delegate calls of a
-    # transformer split by its LayerNorms share one set of intermediate buffers. The convolutions stay direct: the
-    # filters Winograd transforms are 4x the file's by design (docs/xnnpack.md), and replace the loaded copy through
-    # the same release path.
-    env = dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal", EXECUTORCH_WINOGRAD="0")
+    # transformer split by its LayerNorms share one set of intermediate buffers (the convolutions direct: see
+    # xnnpack_memory_test.cpp).
+    env = dict(os.environ, EXECUTORCH_LOG_LEVEL="fatal")
     if isa != "native":
         env["EXECUTORCH_GEMM_ISA"] = isa
     exe = built_program(release_build, "xnnpack_memory_test", BUILD_SDK)
