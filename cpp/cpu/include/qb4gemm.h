@@ -27,8 +27,8 @@ struct PackedQB4 {
   aligned_vector<float> bias;  // N (rows) or the panels' padded width, or empty
 };
 
-// True where qb4_gemm_dynamic has a kernel (x86-64: AVX-512 VNNI; aarch64: dotprod, UDOT); elsewhere the callers
-// keep the float kernel (the row layout) for dynamically quantized rows.
+// True where qb4_gemm_dynamic has a kernel (x86-64: AVX2, AVX-512 VNNI; aarch64: dotprod, UDOT); elsewhere the
+// callers keep the float kernel (the row layout) for dynamically quantized rows.
 bool qb4_dynamic_available();
 
 // Packs W (N x K, row-major: the dequantized values (q - 8) * scale(n, k / group)) back to 4 bits, in the panel
@@ -47,7 +47,8 @@ void qb4_gemm(int64_t M, const float* A, int64_t rsa, const PackedQB4& B, float*
 
 // Dynamically quantized rows (qd8 x qb4w, as XNNPACK's), panel layout only: A(i, k) integers (q - zero point) with
 // A(i, k) + row_offset(i) in [0, 255]; C(i, j) = clamp(row_scale(i) * sum_g scale(j, g) * sum_{k in g} A(i, k) *
-// (q(j, k) - 8) + bias(j), lo, hi), the group sums in int32 (AVX-512 VNNI, aarch64 UDOT), exact.
+// (q(j, k) - 8) + bias(j), lo, hi), the group sums in int32 (AVX-512 VNNI; AVX2 vpmaddubsw + vpmaddwd; aarch64
+// UDOT), exact, and the same results on each.
 void qb4_gemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_offset, const float* row_scale,
                       const PackedQB4& B, float* C, int64_t rsc, float lo, float hi);
 

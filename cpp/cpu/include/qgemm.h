@@ -1,9 +1,9 @@
 #pragma once
 // The int8 GEMM with XNNPACK-style requantization, for quantized fully connected layers and convolutions:
-// unsigned 8-bit activations times signed 8-bit weights accumulated in int32 (AVX-512 VNNI `vpdpbusd`; aarch64
-// `sdot` on activations shifted to s8), then per output channel (acc + bias) * scale in float, clamped and rounded
-// to nearest even. Part of executorch_cpu (see gemm.h); the caller keeps its fp32 path where qgemm_available() is
-// false.
+// unsigned 8-bit activations times signed 8-bit weights accumulated in int32 (AVX-512 VNNI `vpdpbusd`; AVX2
+// `vpmaddwd` on both widened to 16 bits; aarch64 `sdot` on activations shifted to s8), then per output channel
+// (acc + bias) * scale in float, clamped and rounded to nearest even: the same integers on every kernel. Part of
+// executorch_cpu (see gemm.h); the caller keeps its fp32 path where qgemm_available() is false.
 #include <cstdint>
 #include <vector>
 
@@ -11,12 +11,17 @@
 
 namespace etk {
 
-// True when this CPU has an int8 dot-product kernel (x86-64: AVX-512 VNNI; aarch64: dotprod, SDOT) and
+// True when this CPU has an int8 GEMM kernel (x86-64: AVX2, or AVX-512 VNNI; aarch64: dotprod, SDOT) and
 // EXECUTORCH_GEMM_ISA does not cap it.
 bool qgemm_available();
 
+// True when that kernel is an int8 dot product (x86-64: AVX-512 VNNI, not capped; aarch64: qgemm_available()), which
+// the 4-bit kernels (qb4gemm.h) need.
+bool int8_dot_products_available();
+
 // K x N int8 weights packed once with their per-column epilogue: 16-column panels of K/4 groups of 4 bytes per
-// column (the layout vpdpbusd reads), K padded to a multiple of 4 with zeros.
+// column (the layout vpdpbusd reads; AVX2 widens 4 columns' groups at a time), K padded to a multiple of 4 with
+// zeros.
 struct PackedQB {
   int64_t K = 0, Kp = 0, N = 0, Np = 0;
   aligned_vector<int8_t> data;     // Np / 16 panels of [Kp / 4][16][4]

@@ -21,10 +21,8 @@
 namespace etk {
 
 bool qb4_dynamic_available() {
-#if defined(__x86_64__)
-  return qgemm_available();
-#elif defined(__aarch64__)
-  return isa_level() >= 2;  // dotprod (UDOT)
+#if defined(__x86_64__) || defined(__aarch64__)
+  return qgemm_available();  // AVX2 (or AVX-512 VNNI); dotprod (UDOT)
 #else
   return false;
 #endif
@@ -379,8 +377,82 @@ ETK_QB4_VNNI void qb4_vnni_block(const PackedQB4& B, const DynRows& d, int64_t i
   }
 }
 
+#define ETK_QB4_AVX2 __attribute__((target("avx2,fma")))
+
+// The same without VNNI (AVX2): vpdpbusd's sum of 4 u8 x u8 products per int32 lane as vpmaddubsw's pairs (u8
+// activations x the nibbles w + 8, at most 2 * 255 * 15: exact in int16; a block's low and high nibble pairs added,
+// at most twice that) summed in pairs by vpmaddwd against ones: the same int32 sums, then the same fused float
+// operations, so the results equal the VNNI kernel's. 8 columns (half the panel) at a time.
+template <int MR, bool kBF16>
+ETK_QB4_AVX2 void qb4_avx2_block(const PackedQB4& B, const DynRows& d, int64_t i0, int64_t pn, float* C, int64_t rsc,
+                                 float lo, float hi) {
+  const int64_t K = B.K, G = K / B.group, steps = B.group / 8;
+  const __m256i m0f = _mm256_set1_epi8(0x0F), ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
+  for (int64_t h = 0; h < 2; ++h) {
+    const uint8_t* panel = B.q.data() + pn * (K / 8) * 64 + h * 32;
+    __m256 acc[MR];
+    for (int m = 0; m < MR; ++m) acc[m] = _mm256_setzero_ps();
+    for (int64_t g = 0; g < G; ++g) {
+      __m256i di[MR];
+      __m256i ws = _mm256_setzero_si256();
+      for (int m = 0; m < MR; ++m) di[m] = _mm256_setzero_si256();
+      for (int64_t s = 0; s < steps; ++s) {
+        const int64_t b = g * steps + s;
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + b * 64));
+        const __m256i wl = _mm256_and_si256(v, m0f);
+        const __m256i wh = _mm256_and_si256(_mm256_srli_epi16(v, 4), m0f);
+        const __m256i wsum = _mm256_add_epi16(_mm256_maddubs_epi16(ones8, wl), _mm256_maddubs_epi16(ones8, wh));
+        ws = _mm256_add_epi32(ws, _mm256_madd_epi16(wsum, ones16));
+        for (int m = 0; m < MR; ++m) {
+          int32_t xl, xh;
+          std::memcpy(&xl, d.u + (i0 + m) * K + 8 * b, 4);
+          std::memcpy(&xh, d.u + (i0 + m) * K + 8 * b + 4, 4);
+          const __m256i p = _mm256_add_epi16(_mm256_maddubs_epi16(_mm256_set1_epi32(xl), wl),
+                                             _mm256_maddubs_epi16(_mm256_set1_epi32(xh), wh));
+          di[m] = _mm256_add_epi32(di[m], _mm256_madd_epi16(p, ones16));
+        }
+      }
+      const size_t at = static_cast<size_t>((pn * G + g) * 16 + h * 8);
+      __m256 sc;
+      if constexpr (kBF16) {
+        const __m128i bf = _mm_loadu_si128(reinterpret_cast<const __m128i*>(B.scales_bf16.data() + at));
+        sc = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bf), 16));
+      } else {
+        sc = _mm256_loadu_ps(B.scales.data() + at);
+      }
+      for (int m = 0; m < MR; ++m) {
+        const __m256i t =
+            _mm256_add_epi32(_mm256_sub_epi32(di[m], _mm256_mullo_epi32(_mm256_set1_epi32(d.ro[i0 + m]), ws)),
+                             _mm256_set1_epi32(d.e[(i0 + m) * G + g]));
+        acc[m] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(t), sc, acc[m]);
+      }
+    }
+    const int64_t n0 = pn * 16 + h * 8, nc = std::min<int64_t>(8, B.N - n0);
+    if (nc <= 0) break;
+    const __m256 bias = B.bias.empty() ? _mm256_setzero_ps() : _mm256_loadu_ps(B.bias.data() + n0);
+    const __m256i mask =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(nc)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    for (int m = 0; m < MR; ++m) {
+      __m256 y = _mm256_fmadd_ps(acc[m], _mm256_set1_ps(d.rs[i0 + m]), bias);
+      y = _mm256_min_ps(_mm256_max_ps(y, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
+      _mm256_maskstore_ps(C + (i0 + m) * rsc + n0, mask, y);
+    }
+  }
+}
+
+// The kernel of this CPU.
+template <int MR, bool kBF16>
+void qb4_x86_block(const PackedQB4& B, const DynRows& d, int64_t i0, int64_t pn, float* C, int64_t rsc, float lo,
+                   float hi) {
+  if (int8_dot_products_available()) {
+    qb4_vnni_block<MR, kBF16>(B, d, i0, pn, C, rsc, lo, hi);
+  } else {
+    qb4_avx2_block<MR, kBF16>(B, d, i0, pn, C, rsc, lo, hi);
+  }
+}
+
 }  // namespace
-#define ETK_QB4_BLOCK qb4_vnni_block
+#define ETK_QB4_BLOCK qb4_x86_block
 #elif defined(__aarch64__)
 namespace {
 

@@ -1,7 +1,8 @@
 // The int8 GEMM (qgemm.h): activations converted to u8 per block of rows (dense rows or igemm-style segments),
 // weights packed into 16-column panels of 4-byte K groups, and 4-row x 32-column (two panels) and x 16-column
-// AVX-512 VNNI micro-kernels with the requantizing epilogue; on aarch64 with the dotprod extension, 4-row x
-// 16-column SDOT micro-kernels over the same panels (activations as s8 = u8 - 128).
+// AVX-512 VNNI micro-kernels with the requantizing epilogue, or 3-row x 8-column AVX2 ones on 16-bit pairs where the
+// CPU has no VNNI; on aarch64 with the dotprod extension, 4-row x 16-column SDOT micro-kernels over the same panels
+// (activations as s8 = u8 - 128).
 #include "qgemm.h"
 
 #include "isa.h"
@@ -58,15 +59,23 @@ void qd8_row_params(const float* row, int64_t len, float* mult, float* zero_poin
 
 bool qgemm_available() {
 #if defined(__x86_64__)
-  static const bool ok = [] {
-    __builtin_cpu_init();
-    return isa_level() >= 2 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
-  }();
-  return ok;
+  return isa_level() >= 1;  // AVX2 (vpmaddwd) or AVX-512 VNNI (vpdpbusd)
 #elif defined(__aarch64__)
   return isa_level() >= 2;  // dotprod, unless EXECUTORCH_GEMM_ISA caps it
 #else
   return false;
+#endif
+}
+
+bool int8_dot_products_available() {
+#if defined(__x86_64__)
+  static const bool ok = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+  }();
+  return ok && isa_level() >= 2;
+#else
+  return qgemm_available();
 #endif
 }
 
@@ -379,28 +388,234 @@ ETK_VNNI void block(const Source& src, int64_t m, const uint8_t* dense, const ui
   }
 }
 
+// The AVX2 kernel (x86-64 without AVX-512 VNNI): no 8-bit dot product, so both operands are widened to 16 bits and
+// multiplied in pairs by vpmaddwd (u8 x s8 pairs sum to at most 2 * 255 * 128 in int32: exact, unlike vpmaddubsw's
+// saturating 16-bit sums), over the same packed panels: each 64-byte group of a panel is 4 k x 16 columns, of which
+// 16 bytes (4 columns x 4 k) widen to one ymm of 16-bit pairs; a column's two pairs are added at the end.
+#define ETK_AVX2 __attribute__((target("avx2,fma")))
+
+namespace avx2 {
+
+// 16 int32 (in [0, 255]) as 16 bytes.
+ETK_AVX2 inline void store_u8x16(__m256i lo, __m256i hi, uint8_t* d) {
+  const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xD8);  // 16 int16 in order
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(d),
+                   _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
+}
+
+// 8 floats x as int32 round_even(clamp(x * mult, lo, hi)) + offset (NaN to lo, as AVX-512's quantize16).
+ETK_AVX2 inline __m256i quantize8(__m256 x, __m256 mult, __m256 lo, __m256 hi, __m256i offset) {
+  const __m256 c = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(x, mult), lo), hi);
+  return _mm256_add_epi32(_mm256_cvtps_epi32(c), offset);
+}
+
+// The conversions of the VNNI kernel's to_u8 (kQuantize false: a + offset) and quantize_u8, 16 floats at a time; a
+// tail goes through a padded copy (the same arithmetic on every element).
+struct Conversion {
+  __m256 mult, lo, hi, offset;
+  __m256i offset_i;
+};
+
+template <bool kQuantize>
+ETK_AVX2 inline __m256i convert8(const Conversion& c, __m256 x) {
+  if (kQuantize) return quantize8(x, c.mult, c.lo, c.hi, c.offset_i);
+  return _mm256_cvtps_epi32(_mm256_add_ps(x, c.offset));
+}
+
+template <bool kQuantize>
+ETK_AVX2 void convert16(const float* a, int64_t n, uint8_t* d, float mult, float lo, float hi, float offset) {
+  const Conversion c{_mm256_set1_ps(mult), _mm256_set1_ps(lo), _mm256_set1_ps(hi), _mm256_set1_ps(offset),
+                     _mm256_set1_epi32(static_cast<int32_t>(offset))};
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16)
+    store_u8x16(convert8<kQuantize>(c, _mm256_loadu_ps(a + k)), convert8<kQuantize>(c, _mm256_loadu_ps(a + k + 8)),
+                d + k);
+  if (k < n) {
+    alignas(32) float x[16] = {};
+    alignas(16) uint8_t b[16];
+    std::memcpy(x, a + k, static_cast<size_t>(n - k) * sizeof(float));
+    store_u8x16(convert8<kQuantize>(c, _mm256_load_ps(x)), convert8<kQuantize>(c, _mm256_load_ps(x + 8)), b);
+    std::memcpy(d + k, b, static_cast<size_t>(n - k));
+  }
+}
+
+ETK_AVX2 void to_u8(const float* a, int64_t n, float offset, uint8_t* d) {
+  convert16<false>(a, n, d, 0.f, 0.f, 0.f, offset);
+}
+
+ETK_AVX2 void quantize_u8(const float* a, int64_t n, float mult, float lo, float hi, float offset, uint8_t* d) {
+  convert16<true>(a, n, d, mult, lo, hi, offset);
+}
+
+ETK_AVX2 void convert_u8(const PackedQB& B, const float* a, int64_t n, float offset, uint8_t* d) {
+  if (B.in_mult != 0.f) {
+    quantize_u8(a, n, B.in_mult, B.in_lo, B.in_hi, offset, d);
+  } else {
+    to_u8(a, n, offset, d);
+  }
+}
+
+// Columns [j0, j0 + n) of row r (n <= 8) from their int32 sums, as the VNNI kernel's store_row / store_row_dynamic.
+ETK_AVX2 inline void store8(__m256i acc, const Source& src, int64_t r, const PackedQB& B, int64_t j0, float lo,
+                            float hi, float* c, int64_t n) {
+  __m256 f;
+  if (src.row_offset != nullptr) {
+    const __m256i off = _mm256_set1_epi32(static_cast<int32_t>(src.row_offset[r]));
+    const __m256i colsum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B.colsum.data() + j0));
+    const __m256i v = _mm256_sub_epi32(acc, _mm256_mullo_epi32(off, colsum));
+    const __m256 s = _mm256_mul_ps(_mm256_set1_ps(src.row_scale[r]), _mm256_loadu_ps(src.col_scale + j0));
+    f = _mm256_mul_ps(_mm256_cvtepi32_ps(v), s);
+    if (src.bias != nullptr) f = _mm256_add_ps(f, _mm256_loadu_ps(src.bias + j0));
+    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
+  } else {
+    const __m256i corr = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B.corr.data() + j0));
+    f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc, corr)), _mm256_loadu_ps(B.scale.data() + j0));
+    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
+    f = _mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    if (B.out_scale != 0.f) f = _mm256_mul_ps(f, _mm256_set1_ps(B.out_scale));
+  }
+  if (n == 8) {
+    _mm256_storeu_ps(c, f);
+  } else {
+    const __m256i mask =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_ps(c, mask, f);
+  }
+}
+
+// MR rows of 16-bit activations (x, rows ld apart) times 8 columns of a panel (w: their first 4-byte group, groups
+// kNr * 4 bytes apart) over G groups, stored as rows r0.. of the product (c: the first row's first column).
+template <int MR>
+ETK_AVX2 __attribute__((always_inline)) inline void tile(const Source& src, int64_t r0, const int16_t* x, int64_t ld,
+                                                         const int8_t* w, int64_t G, const PackedQB& B, int64_t j0,
+                                                         int64_t nc, float lo, float hi, float* c, int64_t rsc) {
+  static_assert(MR >= 1 && MR <= 3, "3 rows at most");
+  __m256i a00 = _mm256_setzero_si256(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00;
+  const int16_t *x0 = x, *x1 = x + (MR > 1 ? ld : 0), *x2 = x + (MR > 2 ? 2 * ld : 0);
+  for (int64_t g = 0; g < G; ++g, w += kNr * 4) {
+    // Columns 0-3 and 4-7 of the group, each as [column][k pair] 16-bit pairs.
+    const __m256i b0 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w)));
+    const __m256i b1 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 16)));
+    int64_t q;  // a row's 4 activations of the group, broadcast as 2 pairs per 64 bits
+    std::memcpy(&q, x0 + g * 4, sizeof q);
+    __m256i v = _mm256_set1_epi64x(q);
+    a00 = _mm256_add_epi32(a00, _mm256_madd_epi16(v, b0));
+    a01 = _mm256_add_epi32(a01, _mm256_madd_epi16(v, b1));
+    if (MR > 1) {
+      std::memcpy(&q, x1 + g * 4, sizeof q);
+      v = _mm256_set1_epi64x(q);
+      a10 = _mm256_add_epi32(a10, _mm256_madd_epi16(v, b0));
+      a11 = _mm256_add_epi32(a11, _mm256_madd_epi16(v, b1));
+    }
+    if (MR > 2) {
+      std::memcpy(&q, x2 + g * 4, sizeof q);
+      v = _mm256_set1_epi64x(q);
+      a20 = _mm256_add_epi32(a20, _mm256_madd_epi16(v, b0));
+      a21 = _mm256_add_epi32(a21, _mm256_madd_epi16(v, b1));
+    }
+  }
+  // hadd gives columns [0 1 4 5 | 2 3 6 7]; the 64-bit permutation puts them in order.
+  store8(_mm256_permute4x64_epi64(_mm256_hadd_epi32(a00, a01), 0xD8), src, r0, B, j0, lo, hi, c, nc);
+  if (MR > 1)
+    store8(_mm256_permute4x64_epi64(_mm256_hadd_epi32(a10, a11), 0xD8), src, r0 + 1, B, j0, lo, hi, c + rsc, nc);
+  if (MR > 2)
+    store8(_mm256_permute4x64_epi64(_mm256_hadd_epi32(a20, a21), 0xD8), src, r0 + 2, B, j0, lo, hi, c + 2 * rsc, nc);
+}
+
+// Rows [m, m + mr) as dense u8 rows of Kp bytes times the panels of columns [j_begin, j_end) (j_begin a multiple of
+// kNr), into C (rows from m): the rows widened to 16 bits once, then row chunks that stay in L2 while each
+// half-panel's weights (which stay in L1) meet their 3-row tiles (6 accumulators: 4 rows' 8 and their operands
+// make GCC spill).
+ETK_AVX2 void block(const Source& src, int64_t m, const uint8_t* dense, int64_t mr, const PackedQB& B, float lo,
+                    float hi, float* C, int64_t rsc, int64_t j_begin, int64_t j_end) {
+  const int64_t Kp = B.Kp, G = Kp / 4;
+  thread_local aligned_vector<int16_t> wide_tls;
+  aligned_vector<int16_t>& wide = wide_tls;
+  if (wide.size() < static_cast<size_t>(mr * Kp)) wide.resize(static_cast<size_t>(mr * Kp));
+  int16_t* x = wide.data();
+  const int64_t n = mr * Kp;
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16)
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x + k),
+                       _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(dense + k))));
+  for (; k < n; ++k) x[k] = dense[k];
+  const int64_t chunk = std::max<int64_t>(3, (int64_t{96} << 10) / (Kp * 2) / 3 * 3);
+  for (int64_t i0 = 0; i0 < mr; i0 += chunk) {
+    const int64_t i1 = std::min(mr, i0 + chunk);
+    for (int64_t j0 = j_begin; j0 < j_end; j0 += 8) {
+      const int8_t* w = B.data.data() + (j0 / kNr) * Kp * kNr + (j0 % kNr) * 4;
+      const int64_t nc = std::min<int64_t>(8, B.N - j0);
+      float* c = C + j0;
+      int64_t i = i0;
+      for (; i + 3 <= i1; i += 3) tile<3>(src, m + i, x + i * Kp, Kp, w, G, B, j0, nc, lo, hi, c + i * rsc, rsc);
+      if (i1 - i == 2) tile<2>(src, m + i, x + i * Kp, Kp, w, G, B, j0, nc, lo, hi, c + i * rsc, rsc);
+      if (i1 - i == 1) tile<1>(src, m + i, x + i * Kp, Kp, w, G, B, j0, nc, lo, hi, c + i * rsc, rsc);
+    }
+  }
+}
+
+}  // namespace avx2
+
+// The drivers below over either kernel.
+struct VnniKernel {
+  static constexpr bool kTapsInPlace = true;  // reads a convolution's pre-converted taps where they are
+  static void to_u8(const float* a, int64_t n, float offset, uint8_t* d) { etk::to_u8(a, n, offset, d); }
+  static void quantize_u8(const float* a, int64_t n, float mult, float lo, float hi, float offset, uint8_t* d) {
+    etk::quantize_u8(a, n, mult, lo, hi, offset, d);
+  }
+  static void convert_u8(const PackedQB& B, const float* a, int64_t n, float offset, uint8_t* d) {
+    etk::convert_u8(B, a, n, offset, d);
+  }
+  static void dense(const Source& src, int64_t m, const uint8_t* u, int64_t mr, const PackedQB& B, float lo, float hi,
+                    float* C, int64_t rsc, int64_t j_begin, int64_t j_end) {
+    block<false>(src, m, u, nullptr, 1, B.Kp / 4, mr, B, lo, hi, C, rsc, j_begin, j_end);
+  }
+  static void taps(const Source& src, int64_t m, const uint8_t* const* a, int64_t T, int64_t G, int64_t mr,
+                   const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
+    block<true>(src, m, nullptr, a, T, G, mr, B, lo, hi, C, rsc, 0, B.N);
+  }
+};
+
+struct Avx2Kernel {
+  static constexpr bool kTapsInPlace = false;  // rows are widened anyway: taps are copied into them
+  static void to_u8(const float* a, int64_t n, float offset, uint8_t* d) { avx2::to_u8(a, n, offset, d); }
+  static void quantize_u8(const float* a, int64_t n, float mult, float lo, float hi, float offset, uint8_t* d) {
+    avx2::quantize_u8(a, n, mult, lo, hi, offset, d);
+  }
+  static void convert_u8(const PackedQB& B, const float* a, int64_t n, float offset, uint8_t* d) {
+    avx2::convert_u8(B, a, n, offset, d);
+  }
+  static void dense(const Source& src, int64_t m, const uint8_t* u, int64_t mr, const PackedQB& B, float lo, float hi,
+                    float* C, int64_t rsc, int64_t j_begin, int64_t j_end) {
+    avx2::block(src, m, u, mr, B, lo, hi, C, rsc, j_begin, j_end);
+  }
+};
+
 // Dense row r of the source as Kp u8 bytes (the padding zero).
-ETK_VNNI void dense_row(const Source& src, int64_t r, const PackedQB& B, uint8_t* d) {
+template <class Kernel>
+void dense_row(const Source& src, int64_t r, const PackedQB& B, uint8_t* d) {
   if (src.qd8_offset != nullptr) {
     const Qd8Row q = qd8_row(src, r, B.K);
-    quantize_u8(src.A + r * src.rsa, B.K, q.mult, q.lo, q.hi, q.offset, d);
+    Kernel::quantize_u8(src.A + r * src.rsa, B.K, q.mult, q.lo, q.hi, q.offset, d);
   } else {
-    convert_u8(B, src.A + r * src.rsa, B.K, src.row_offset ? src.row_offset[r] : B.a_offset, d);
+    Kernel::convert_u8(B, src.A + r * src.rsa, B.K, src.row_offset ? src.row_offset[r] : B.a_offset, d);
   }
   if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
 }
 
 // A few dense rows (a decode step): converted once, then pairs of panels split over the pool.
-ETK_VNNI void few_rows(const Source& src, int64_t M, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
+template <class Kernel>
+void few_rows_with(const Source& src, int64_t M, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
   std::vector<uint8_t> u(static_cast<size_t>(M * B.Kp + kCopy));
-  for (int64_t i = 0; i < M; ++i) dense_row(src, i, B, u.data() + i * B.Kp);
+  for (int64_t i = 0; i < M; ++i) dense_row<Kernel>(src, i, B, u.data() + i * B.Kp);
   ::executorch::extension::parallel_for(0, (B.N + 2 * kNr - 1) / (2 * kNr), 1, [&](int64_t b, int64_t e) {
-    block<false>(src, 0, u.data(), nullptr, 1, B.Kp / 4, M, B, lo, hi, C, rsc, b * 2 * kNr, std::min(B.N, e * 2 * kNr));
+    Kernel::dense(src, 0, u.data(), M, B, lo, hi, C, rsc, b * 2 * kNr, std::min(B.N, e * 2 * kNr));
   });
 }
 
-ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo, float hi, float* C,
-                   int64_t rsc) {
+template <class Kernel>
+void rows_with(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo, float hi, float* C,
+               int64_t rsc) {
   thread_local std::vector<uint8_t> u_tls;
   thread_local std::vector<const float*> scratch_tls;
   thread_local std::vector<const uint8_t*> taps_tls;
@@ -410,46 +625,81 @@ ETK_VNNI void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B,
   if (src.segments != nullptr && scratch.size() < static_cast<size_t>(kRows * src.T))
     scratch.resize(static_cast<size_t>(kRows * src.T));
   // Pre-converted taps of whole 4-byte groups are read in place: no row copy.
-  const bool in_place = src.segments != nullptr && src.act != nullptr && src.L % 4 == 0;
+  const bool in_place = Kernel::kTapsInPlace && src.segments != nullptr && src.act != nullptr && src.L % 4 == 0;
   const int64_t T = in_place ? src.T : 1, G = in_place ? src.L / 4 : B.Kp / 4;
   std::vector<const uint8_t*>& taps = taps_tls;
   if (in_place && taps.size() < static_cast<size_t>(kRows * T)) taps.resize(static_cast<size_t>(kRows * T));
   for (int64_t m = m0; m < m1; m += kRows) {
     const int64_t mr = std::min(kRows, m1 - m);
     const float* const* seg = src.segments ? src.segments(src.ctx, m, mr, scratch.data()) : nullptr;
-    if (in_place) {
-      const QActivations& a = *src.act;
-      const uint8_t* const* ta = nullptr;
-      if (a.taps_bytes == a.bytes.data() && static_cast<int64_t>(a.taps.size()) >= (m + mr) * T) {
-        ta = a.taps.data() + m * T;  // translated once for the whole table
-      } else {
-        translate(a, seg, mr * T, taps.data());
-        ta = taps.data();
+    if constexpr (Kernel::kTapsInPlace) {
+      if (in_place) {
+        const QActivations& a = *src.act;
+        const uint8_t* const* ta = nullptr;
+        if (a.taps_bytes == a.bytes.data() && static_cast<int64_t>(a.taps.size()) >= (m + mr) * T) {
+          ta = a.taps.data() + m * T;  // translated once for the whole table
+        } else {
+          translate(a, seg, mr * T, taps.data());
+          ta = taps.data();
+        }
+        Kernel::taps(src, m, ta, T, G, mr, B, lo, hi, C + m * rsc, rsc);
+        continue;
       }
-      block<true>(src, m, nullptr, ta, T, G, mr, B, lo, hi, C + m * rsc, rsc, 0, B.N);
-      continue;
     }
     if (seg == nullptr && src.row_offset == nullptr && src.rsa == B.K && B.Kp == B.K) {
       // Contiguous rows of whole 4-byte groups (a 1x1 convolution's pixels): one conversion for all of them.
-      convert_u8(B, src.A + m * src.rsa, mr * B.K, B.a_offset, u.data());
-      block<false>(src, m, u.data(), nullptr, 1, G, mr, B, lo, hi, C + m * rsc, rsc, 0, B.N);
+      Kernel::convert_u8(B, src.A + m * src.rsa, mr * B.K, B.a_offset, u.data());
+      Kernel::dense(src, m, u.data(), mr, B, lo, hi, C + m * rsc, rsc, 0, B.N);
       continue;
     }
     for (int64_t i = 0; i < mr; ++i) {
       uint8_t* d = u.data() + i * B.Kp;
       if (seg == nullptr) {
-        dense_row(src, m + i, B, d);
+        dense_row<Kernel>(src, m + i, B, d);
         continue;
       }
       if (src.act != nullptr) {
         copy_segments(*src.act, seg + i * src.T, src.T, src.L, d);
       } else {
         const float offset = src.row_offset ? src.row_offset[m + i] : B.a_offset;
-        for (int64_t t = 0; t < src.T; ++t) convert_u8(B, seg[i * src.T + t], src.L, offset, d + t * src.L);
+        for (int64_t t = 0; t < src.T; ++t) Kernel::convert_u8(B, seg[i * src.T + t], src.L, offset, d + t * src.L);
       }
       if (B.Kp > B.K) std::memset(d + B.K, 0, static_cast<size_t>(B.Kp - B.K));
     }
-    block<false>(src, m, u.data(), nullptr, 1, G, mr, B, lo, hi, C + m * rsc, rsc, 0, B.N);
+    Kernel::dense(src, m, u.data(), mr, B, lo, hi, C + m * rsc, rsc, 0, B.N);
+  }
+}
+
+void few_rows(const Source& src, int64_t M, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
+  if (int8_dot_products_available()) {
+    few_rows_with<VnniKernel>(src, M, B, lo, hi, C, rsc);
+  } else {
+    few_rows_with<Avx2Kernel>(src, M, B, lo, hi, C, rsc);
+  }
+}
+
+void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
+  if (int8_dot_products_available()) {
+    rows_with<VnniKernel>(src, m0, m1, B, lo, hi, C, rsc);
+  } else {
+    rows_with<Avx2Kernel>(src, m0, m1, B, lo, hi, C, rsc);
+  }
+}
+
+// Activations as the GEMM's bytes with this CPU's kernel.
+void to_u8_any(const float* a, int64_t n, float offset, uint8_t* d) {
+  if (int8_dot_products_available()) {
+    VnniKernel::to_u8(a, n, offset, d);
+  } else {
+    Avx2Kernel::to_u8(a, n, offset, d);
+  }
+}
+
+void convert_u8_any(const PackedQB& B, const float* a, int64_t n, float offset, uint8_t* d) {
+  if (int8_dot_products_available()) {
+    VnniKernel::convert_u8(B, a, n, offset, d);
+  } else {
+    Avx2Kernel::convert_u8(B, a, n, offset, d);
   }
 }
 
@@ -736,8 +986,8 @@ void convert_activations(const float* x, int64_t n, const PackedQB& B, QActivati
   if (out->bytes.size() < static_cast<size_t>(n + kCopy)) out->bytes.resize(static_cast<size_t>(n + kCopy));
 #if defined(__x86_64__)
   const float zero = 0.f;
-  to_u8(&zero, 1, B.a_offset, &out->zero);
-  auto convert = [&](int64_t b, int64_t e) { convert_u8(B, x + b, e - b, B.a_offset, out->bytes.data() + b); };
+  to_u8_any(&zero, 1, B.a_offset, &out->zero);
+  auto convert = [&](int64_t b, int64_t e) { convert_u8_any(B, x + b, e - b, B.a_offset, out->bytes.data() + b); };
   out->zeros.assign(static_cast<size_t>(B.K), out->zero);
 #else
   const float zero = 0.f;
