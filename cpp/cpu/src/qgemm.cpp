@@ -893,14 +893,15 @@ namespace {
 
 void run(const Source& src, int64_t M, const PackedQB& B, float lo, float hi, float* C, int64_t rsc, bool parallel) {
   // Split by blocks of 16 rows once the work is worth it: the fp32 GEMM's rule (gemm.h, parallel_min_flops) with
-  // 4 times the multiply-adds, which the int8 dot products run about 4 times as fast. A few dense rows (a decode
-  // step, which streams the weights once) split by columns instead.
+  // as many more multiply-adds as the int8 kernel runs faster (dot products about 4 times, AVX2's 16-bit pairs 1.5).
+  // A few dense rows (a decode step, which streams the weights once) split by columns instead.
   const double work = static_cast<double>(M) * static_cast<double>(B.Kp * B.Np);
-  if (parallel && M <= 4 && src.segments == nullptr && work >= 4 * parallel_min_flops()) {
+  const double speed = int8_dot_products_available() ? 4 : 1.5;
+  if (parallel && M <= 4 && src.segments == nullptr && work >= speed * parallel_min_flops()) {
     few_rows(src, M, B, lo, hi, C, rsc);
     return;
   }
-  const double min_work = 4 * parallel_min_flops() * (M < 256 ? 5 : 1);
+  const double min_work = speed * parallel_min_flops() * (M < 256 ? 5 : 1);
   if (!parallel || work < min_work) {
     rows(src, 0, M, B, lo, hi, C, rsc);
     return;
