@@ -559,13 +559,9 @@ ETK_AVX2 void block(const Source& src, int64_t m, const uint8_t* dense, int64_t 
 // The drivers below over either kernel.
 struct VnniKernel {
   static constexpr bool kTapsInPlace = true;  // reads a convolution's pre-converted taps where they are
-  static void to_u8(const float* a, int64_t n, float offset, uint8_t* d) { etk::to_u8(a, n, offset, d); }
-  static void quantize_u8(const float* a, int64_t n, float mult, float lo, float hi, float offset, uint8_t* d) {
-    etk::quantize_u8(a, n, mult, lo, hi, offset, d);
-  }
-  static void convert_u8(const PackedQB& B, const float* a, int64_t n, float offset, uint8_t* d) {
-    etk::convert_u8(B, a, n, offset, d);
-  }
+  static constexpr auto to_u8 = &etk::to_u8;
+  static constexpr auto quantize_u8 = &etk::quantize_u8;
+  static constexpr auto convert_u8 = &etk::convert_u8;
   static void dense(const Source& src, int64_t m, const uint8_t* u, int64_t mr, const PackedQB& B, float lo, float hi,
                     float* C, int64_t rsc, int64_t j_begin, int64_t j_end) {
     block<false>(src, m, u, nullptr, 1, B.Kp / 4, mr, B, lo, hi, C, rsc, j_begin, j_end);
@@ -578,18 +574,21 @@ struct VnniKernel {
 
 struct Avx2Kernel {
   static constexpr bool kTapsInPlace = false;  // rows are widened anyway: taps are copied into them
-  static void to_u8(const float* a, int64_t n, float offset, uint8_t* d) { avx2::to_u8(a, n, offset, d); }
-  static void quantize_u8(const float* a, int64_t n, float mult, float lo, float hi, float offset, uint8_t* d) {
-    avx2::quantize_u8(a, n, mult, lo, hi, offset, d);
-  }
-  static void convert_u8(const PackedQB& B, const float* a, int64_t n, float offset, uint8_t* d) {
-    avx2::convert_u8(B, a, n, offset, d);
-  }
-  static void dense(const Source& src, int64_t m, const uint8_t* u, int64_t mr, const PackedQB& B, float lo, float hi,
-                    float* C, int64_t rsc, int64_t j_begin, int64_t j_end) {
-    avx2::block(src, m, u, mr, B, lo, hi, C, rsc, j_begin, j_end);
-  }
+  static constexpr auto to_u8 = &avx2::to_u8;
+  static constexpr auto quantize_u8 = &avx2::quantize_u8;
+  static constexpr auto convert_u8 = &avx2::convert_u8;
+  static constexpr auto dense = &avx2::block;
 };
+
+// f(VnniKernel{}) or f(Avx2Kernel{}), the kernel of this CPU.
+template <typename F>
+void with_kernel(F f) {
+  if (int8_dot_products_available()) {
+    f(VnniKernel{});
+  } else {
+    f(Avx2Kernel{});
+  }
+}
 
 // Dense row r of the source as Kp u8 bytes (the padding zero).
 template <class Kernel>
@@ -671,36 +670,11 @@ void rows_with(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, flo
 }
 
 void few_rows(const Source& src, int64_t M, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
-  if (int8_dot_products_available()) {
-    few_rows_with<VnniKernel>(src, M, B, lo, hi, C, rsc);
-  } else {
-    few_rows_with<Avx2Kernel>(src, M, B, lo, hi, C, rsc);
-  }
+  with_kernel([&](auto k) { few_rows_with<decltype(k)>(src, M, B, lo, hi, C, rsc); });
 }
 
 void rows(const Source& src, int64_t m0, int64_t m1, const PackedQB& B, float lo, float hi, float* C, int64_t rsc) {
-  if (int8_dot_products_available()) {
-    rows_with<VnniKernel>(src, m0, m1, B, lo, hi, C, rsc);
-  } else {
-    rows_with<Avx2Kernel>(src, m0, m1, B, lo, hi, C, rsc);
-  }
-}
-
-// Activations as the GEMM's bytes with this CPU's kernel.
-void to_u8_any(const float* a, int64_t n, float offset, uint8_t* d) {
-  if (int8_dot_products_available()) {
-    VnniKernel::to_u8(a, n, offset, d);
-  } else {
-    Avx2Kernel::to_u8(a, n, offset, d);
-  }
-}
-
-void convert_u8_any(const PackedQB& B, const float* a, int64_t n, float offset, uint8_t* d) {
-  if (int8_dot_products_available()) {
-    VnniKernel::convert_u8(B, a, n, offset, d);
-  } else {
-    Avx2Kernel::convert_u8(B, a, n, offset, d);
-  }
+  with_kernel([&](auto k) { rows_with<decltype(k)>(src, m0, m1, B, lo, hi, C, rsc); });
 }
 
 }  // namespace
@@ -987,8 +961,10 @@ void convert_activations(const float* x, int64_t n, const PackedQB& B, QActivati
   if (out->bytes.size() < static_cast<size_t>(n + kCopy)) out->bytes.resize(static_cast<size_t>(n + kCopy));
 #if defined(__x86_64__)
   const float zero = 0.f;
-  to_u8_any(&zero, 1, B.a_offset, &out->zero);
-  auto convert = [&](int64_t b, int64_t e) { convert_u8_any(B, x + b, e - b, B.a_offset, out->bytes.data() + b); };
+  with_kernel([&](auto k) { decltype(k)::to_u8(&zero, 1, B.a_offset, &out->zero); });
+  auto convert = [&](int64_t b, int64_t e) {
+    with_kernel([&](auto k) { decltype(k)::convert_u8(B, x + b, e - b, B.a_offset, out->bytes.data() + b); });
+  };
   out->zeros.assign(static_cast<size_t>(B.K), out->zero);
 #else
   const float zero = 0.f;
