@@ -129,6 +129,24 @@ def test_quantized_xnnpack_fixtures_on_every_isa_path(
         check_outputs(case, out)
 
 
+@pytest.mark.parametrize("fixture", ["tv_resnet18", "tv_mobilenet_v2", "tv_shufflenet_v2"])
+def test_quantized_image_stem_reads_the_nchw_input(
+    sdk: Path, tmp_path: Path, quiet_env: dict[str, str], fixture: str
+) -> None:
+    # These programs quantize the NCHW image, transpose it to NHWC (same int8 parameters on both sides) and feed it
+    # to a 3-channel convolution: that convolution reads the NCHW tensor while padding it, so no transpose to a
+    # 3-channel NHWC tensor runs (EXECUTORCH_XNNPACK_PROFILE=2 lists each node with its output shape), and the output
+    # is still upstream's bit for bit.
+    case = next(c for c in CASES if c.fixture == fixture and c.variant == "xnnpack_q8")
+    proc = run(sdk, case, tmp_path, dict(quiet_env, EXECUTORCH_XNNPACK_PROFILE="2"))
+    assert proc.returncode == 0, proc.stderr
+    first_graph = proc.stderr.split("graph 1:")[0].split("xnnpack profile")[0]
+    kinds = [line.split()[2] for line in first_graph.splitlines() if line.startswith("  node ")]
+    assert "Conv2d" in kinds, proc.stderr
+    assert "StaticTranspose" not in kinds[: kinds.index("Conv2d")], proc.stderr
+    assert check_outputs(case, tmp_path), f"{case.id}: not bit-exact with upstream"
+
+
 def test_portable_q8_needs_the_quantized_kernels(sdk: Path, tmp_path: Path, quiet_env: dict[str, str]) -> None:
     # With component autoloading off, the quantized_decomposed operators are missing and the error says which
     # package provides them (the runtime's catalog, from components.toml).

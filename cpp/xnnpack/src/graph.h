@@ -239,8 +239,9 @@ ValueUse value_use(const Graph& g);
 void remove_nodes(Graph& g, const std::vector<bool>& drop);
 
 // Convolutions that copy their input into a padded buffer anyway (few input channels: an image stem) and read it
-// through a NCHW -> NHWC transpose nothing else reads: they copy from the NCHW tensor, and the transpose is not run
-// (nodes/gemm.cpp; at prepare, before the quantization plan).
+// through a NCHW -> NHWC transpose nothing else reads (fp32, or quantized with the same parameters on both sides):
+// they copy from the NCHW tensor, and the transpose is not run (nodes/gemm.cpp; at prepare, before the quantization
+// plan).
 void absorb_input_transposes(Graph& g);
 // Whether a Conv2d node pads its input once and reads one segment per filter row (few input channels; nodes/gemm.cpp).
 bool conv_uses_padded_rows(const Node& n);

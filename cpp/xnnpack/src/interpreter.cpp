@@ -29,14 +29,18 @@ Error unsupported(const Node& n) {
 struct KindProfile {
   double us[128] = {};
   int64_t calls[128] = {};
-  bool per_node = false;  // EXECUTORCH_XNNPACK_PROFILE=2: also every node (of the last graph run), with its shape
-  std::vector<std::string> node_lines;
+  // EXECUTORCH_XNNPACK_PROFILE=2: also every node of each graph (its last run), with its shape, datatypes and QMode.
+  bool per_node = false;
+  std::vector<std::pair<const Graph*, std::vector<std::string>>> node_lines;  // graphs in the order first run
   std::mutex mu;
   ~KindProfile() {
     double total = 0;
     for (double v : us) total += v;
     if (total <= 0) return;
-    for (const std::string& line : node_lines) std::fprintf(stderr, "%s\n", line.c_str());
+    for (size_t i = 0; i < node_lines.size(); ++i) {
+      std::fprintf(stderr, "graph %zu:\n", i);
+      for (const std::string& line : node_lines[i].second) std::fprintf(stderr, "%s\n", line.c_str());
+    }
     std::fprintf(stderr, "xnnpack profile (all calls):\n");
     for (int k = 0; k < 128; ++k) {
       if (calls[k] == 0) continue;
@@ -110,11 +114,19 @@ Error run_graph(Graph& g, bool do_compute) {
       prof->us[k] += us;
       ++prof->calls[k];
       if (prof->per_node) {
-        if (prof->node_lines.size() <= n.index) prof->node_lines.resize(n.index + 1);
-        char line[160];
-        std::snprintf(line, sizeof(line), "  node %4u %-22s %8.2f us  -> %s", n.index, node_name(n.kind), us,
-                      shape_str(so).c_str());
-        prof->node_lines[n.index] = line;
+        auto it = std::find_if(prof->node_lines.begin(), prof->node_lines.end(),
+                               [&](const auto& p) { return p.first == &g; });
+        if (it == prof->node_lines.end()) it = prof->node_lines.insert(it, {&g, {}});
+        std::vector<std::string>& lines = it->second;
+        if (lines.size() <= n.index) lines.resize(n.index + 1);
+        char line[200];
+        const schema::DataType in_type =
+            n.in[0] >= 0 ? g.values[static_cast<size_t>(n.in[0])].q.dtype : schema::DataType::fp32;
+        std::snprintf(line, sizeof(line), "  node %4u %-22s %8.2f us  -> %s  %s -> %s, qmode %d", n.index,
+                      node_name(n.kind), us, shape_str(so).c_str(), schema::EnumNameDataType(in_type),
+                      schema::EnumNameDataType(g.values[static_cast<size_t>(n.out)].q.dtype),
+                      static_cast<int>(n.qmode));
+        lines[n.index] = line;
       }
     } else {
       e = run_node(g, *def, n, so, y, total);

@@ -882,19 +882,28 @@ NodeKindList gemm_node_kinds() { return {kKinds, std::size(kKinds)}; }
 void absorb_input_transposes(Graph& g) {
   const ValueUse use = value_use(g);
   const std::vector<int>&readers = use.readers, &producer = use.producer;
-  auto plain = [&](int v) { return v >= 0 && g.values[static_cast<size_t>(v)].q.kind == QKind::kNone; };
+  // The transpose moves values without changing them: both fp32, or both quantized per tensor alike (the
+  // convolution then reads the transpose's input with the same parameters as its output; a quantized program's
+  // image stem).
+  auto same_values = [&](int a, int b) {
+    const Quant &qa = g.values[static_cast<size_t>(a)].q, &qb = g.values[static_cast<size_t>(b)].q;
+    if (qa.kind == QKind::kNone || qb.kind == QKind::kNone) return qa.kind == qb.kind;
+    return qa.kind == QKind::kStatic && qb.kind == QKind::kStatic && qa.dtype == qb.dtype && qa.scale == qb.scale &&
+           qa.zero_point == qb.zero_point;
+  };
   std::vector<bool> drop(g.nodes.size(), false);
   for (Node& c : g.nodes) {
-    if (c.kind != NodeKind::Conv2d || c.nin < 1 || !conv_uses_padded_rows(c) || !plain(c.out)) continue;
+    if (c.kind != NodeKind::Conv2d || c.nin < 1 || !conv_uses_padded_rows(c)) continue;
     const int v = c.in[0];
     const Value& val = g.values[static_cast<size_t>(v)];
-    if (!plain(v) || readers[static_cast<size_t>(v)] != 1 || val.is_output || val.external_id >= 0 ||
+    if (readers[static_cast<size_t>(v)] != 1 || val.is_output || val.external_id >= 0 ||
         producer[static_cast<size_t>(v)] < 0)
       continue;
     const size_t ti = static_cast<size_t>(producer[static_cast<size_t>(v)]);
     const Node& t = g.nodes[ti];
     const std::vector<uint32_t> to_nhwc{0, 2, 3, 1};
-    if (t.kind != NodeKind::StaticTranspose || t.nin != 1 || t.has_min_max || t.v1 != to_nhwc || !plain(t.in[0]))
+    if (t.kind != NodeKind::StaticTranspose || t.nin != 1 || t.has_min_max || t.v1 != to_nhwc || t.in[0] < 0 ||
+        !same_values(t.in[0], v))
       continue;
     c.in[0] = t.in[0];
     c.nchw_input = true;
