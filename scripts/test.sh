@@ -20,5 +20,7 @@ cmake --build build/fuzz --target pte_fuzzer ptd_fuzzer tokenizer_fuzzer
 echo "== tests"
 .venv/bin/python -m ruff check scripts tests src
 .venv/bin/python -m ruff format --check scripts tests src
+# Two pytest workers (pytest-xdist), each test file on one of them: most tests wait on one single-threaded process
+# (a runner, qemu, pip, the fuzzers), so two keep both cores busy; ET_TEST_WORKERS=0 runs them in this process.
 ET_SDK_PREFIX="$PWD/dist/executorch-sdk" ET_ASAN_BUILD="$PWD/build/asan" ET_FUZZ_BUILD="$PWD/build/fuzz" \
-  ET_RELEASE_BUILD="$PWD/build/release" .venv/bin/python -m pytest tests "$@"
+  ET_RELEASE_BUILD="$PWD/build/release" .venv/bin/python -m pytest tests -n "${ET_TEST_WORKERS:-2}" --dist loadfile "$@"
