@@ -474,7 +474,10 @@ void pack_conv2d_int8(const Graph& g, Node& n) {
   if (N != static_cast<int64_t>(n.requant.size())) return;
   const float* bias = bias_data(g, n);
   const float a_offset = int8_gemm_input_offset(g, n);
-  if (conv_uses_padded_rows(n) && (n.kw * n.gic) % 4 != 0 && w.dims[3] == n.gic) {
+  // (The node's kernel size is checked against the filter later, at prepare's shape pass: a damaged program may
+  // disagree, so the padded filter is only built from a filter of the node's own kh x kw x gic.)
+  if (conv_uses_padded_rows(n) && (n.kw * n.gic) % 4 != 0 && w.dims[1] == n.kh && w.dims[2] == n.kw &&
+      w.dims[3] == n.gic) {
     std::vector<float> tmp;
     const float* wd = constant_floats(w, &tmp);
     // Filter rows of whole 4-byte groups: the OHWI filter with zero weights for channels gic .. cp - 1 (conv2d pads
