@@ -545,8 +545,9 @@ void qb4_gemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_o
   std::vector<uint8_t> u(static_cast<size_t>(M * K));
   std::vector<int32_t> e(static_cast<size_t>(M * G)), ro_int(static_cast<size_t>(M));
   for (int64_t i = 0; i < M; ++i) {
-    const float ro = row_offset[i];  // an integer (qd8 rows: 128 - zero point ... see quant.cpp's qd8_row)
-    ro_int[static_cast<size_t>(i)] = static_cast<int32_t>(std::lrint(std::min(std::max(ro, 0.f), 255.f)));
+    // An integer (qd8 rows: 128 - zero point ... see quant.cpp's qd8_row); NaN (a damaged program's rows) as 0.
+    const float ro = row_offset[i];
+    ro_int[static_cast<size_t>(i)] = static_cast<int32_t>(std::lrint(ro >= 0.f ? (ro <= 255.f ? ro : 255.f) : 0.f));
     for (int64_t g = 0; g < G; ++g) {
       int32_t sum = 0;
       for (int64_t k = g * B.group; k < (g + 1) * B.group; ++k) {
