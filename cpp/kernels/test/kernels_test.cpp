@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <random>
@@ -771,6 +772,26 @@ TEST_F(Kernels, Int8GemmDynamicRowsMatchReference) {
       }
     }
   }
+}
+
+// A row with an infinity (a damaged program's activations) still gets an integer zero point in [-128, 127]: the
+// int8 and 4-bit kernels turn it into int32 terms, where a NaN was undefined behaviour (a fuzzer finding).
+TEST_F(Kernels, Int8RowParamsStayInRangeForInfiniteRows) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<std::vector<float>> rows = {{1.f, inf, -2.f}, {-inf, 3.f}, {inf, -inf}, {-inf}, {inf, 0.5f}};
+  for (const std::vector<float>& row : rows) {
+    float mult = 0.f, zero_point = 0.f;
+    etk::qd8_row_params(row.data(), static_cast<int64_t>(row.size()), &mult, &zero_point);
+    EXPECT_GE(zero_point, -128.f);
+    EXPECT_LE(zero_point, 127.f);
+    EXPECT_EQ(zero_point, std::nearbyint(zero_point));
+  }
+  // Finite rows keep XNNPACK's nudged zero point: [-1, 3] onto [-128, 127] puts zero at round(-128 + 255 / 4).
+  const std::vector<float> finite = {-1.f, 3.f, 0.5f};
+  float mult = 0.f, zero_point = 0.f;
+  etk::qd8_row_params(finite.data(), 3, &mult, &zero_point);
+  EXPECT_FLOAT_EQ(mult, 255.f / 4.f);
+  EXPECT_EQ(zero_point, -64.f);
 }
 
 // fp32 rows quantized inside the GEMM (a Convert to qd8 folded into it): qd8_row_params equals XNNPACK's formula
