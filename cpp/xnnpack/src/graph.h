@@ -63,6 +63,12 @@ struct Quant {
   int32_t group_size = 0;      // blockwise weights (while loading)
 };
 
+// Both per-tensor quantized with one datatype, scale and zero point (the same integers mean the same reals).
+inline bool same_static_quant(const Quant& a, const Quant& b) {
+  return a.kind == QKind::kStatic && b.kind == QKind::kStatic && a.dtype == b.dtype && a.scale == b.scale &&
+         a.zero_point == b.zero_point;
+}
+
 struct Value {
   Shape dims;                   // as serialized (example shapes for non-constants)
   const float* data = nullptr;  // constants only: their floats (see pending; null once released after packing)

@@ -353,9 +353,7 @@ bool same_params_throughout(const Graph& g, const Node& n) {
   if (y.kind != QKind::kStatic) return false;
   for (int k = 0; k < n.nin; ++k) {
     const Value& v = g.values[static_cast<size_t>(n.in[k])];
-    if (v.constant || v.q.kind != QKind::kStatic || v.q.dtype != y.dtype || v.q.scale != y.scale ||
-        v.q.zero_point != y.zero_point)
-      return false;
+    if (v.constant || !same_static_quant(v.q, y)) return false;
   }
   return true;
 }

@@ -890,9 +890,7 @@ void absorb_input_transposes(Graph& g) {
   // image stem).
   auto same_values = [&](int a, int b) {
     const Quant &qa = g.values[static_cast<size_t>(a)].q, &qb = g.values[static_cast<size_t>(b)].q;
-    if (qa.kind == QKind::kNone || qb.kind == QKind::kNone) return qa.kind == qb.kind;
-    return qa.kind == QKind::kStatic && qb.kind == QKind::kStatic && qa.dtype == qb.dtype && qa.scale == qb.scale &&
-           qa.zero_point == qb.zero_point;
+    return qa.kind == QKind::kNone ? qb.kind == QKind::kNone : same_static_quant(qa, qb);
   };
   std::vector<bool> drop(g.nodes.size(), false);
   for (Node& c : g.nodes) {
