@@ -63,6 +63,15 @@ def gtest_passed(proc: subprocess.CompletedProcess[str]) -> int:
     return int(m.group(1))
 
 
+def gtest_listed(cmd: list[str], gtest_filter: str) -> int:
+    """How many tests a GoogleTest program (``cmd``: the program, after any emulator) holds under ``gtest_filter``."""
+    proc = subprocess.run(
+        [*cmd, "--gtest_list_tests", "--gtest_filter=" + gtest_filter], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return sum(1 for line in proc.stdout.splitlines() if line.startswith("  "))
+
+
 # The gtest filter that leaves out the int8 kernels' tests (the int8 GEMM, the 4-bit x dynamic int8 one) where they
 # would skip, below AVX2 (EXECUTORCH_GEMM_ISA=baseline): gtest_passed counts a skip as a failure.
 INT8_KERNEL_TESTS = "*Int8*:*Int4Dynamic*"
