@@ -1,7 +1,7 @@
 #pragma once
 // Sigmoid-based activations over float arrays, shared by the CPU components (part of executorch_cpu): AVX-512 with
-// the reciprocal estimate refined by one Newton step instead of a division (about 4 ulp), else fast_expf and a
-// division per element.
+// the reciprocal estimate refined by one Newton step instead of a division (about 4 ulp), AVX2 with a degree-5
+// exponential and a division (about 2 ulp), else fast_expf and a division per element.
 #include <cstdint>
 
 namespace etk {
