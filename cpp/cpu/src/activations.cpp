@@ -91,8 +91,8 @@ __attribute__((target("avx2,fma"))) inline __m256 sigmoid8(__m256 v, bool times_
   p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(9.99999707199e-1f));
   const __m256 e = _mm256_fmadd_ps(_mm256_mul_ps(t, s), p, s);
   __m256 f = _mm256_div_ps(e, _mm256_add_ps(e, one));
-  // Below -87.33 (2^n not a normal float; -inf and NaN-free garbage there) exp is taken as 0: SiLU of a huge negative
-  // x is -0, as x / (1 + exp(-x)). A NaN passes through every step (the comparison is false for it).
+  // Below -87.33 2^n is no normal float (and -inf makes the steps above NaN): exp is taken as 0 there, so SiLU of a
+  // huge negative x is -0, as x / (1 + exp(-x)). A NaN input passes through every step (the comparison is false).
   f = _mm256_andnot_ps(_mm256_cmp_ps(z, _mm256_set1_ps(-87.33f), _CMP_LT_OQ), f);
   f = _mm256_blendv_ps(_mm256_sub_ps(one, f), f, v);  // v's sign bit picks
   return times_x ? _mm256_mul_ps(v, f) : f;
