@@ -11,6 +11,10 @@
 
 namespace etk {
 
+// x clamped to [lo, hi] with NaN taken as lo (std::min / std::max would pass it on): for values about to become
+// integers, where a NaN from a damaged program's infinities would make the conversion undefined.
+inline float clamp_nan_low(float x, float lo, float hi) { return x >= lo ? (x <= hi ? x : hi) : lo; }
+
 // True when this CPU has an int8 GEMM kernel (x86-64: AVX2, or AVX-512 VNNI; aarch64: dotprod, SDOT) and
 // EXECUTORCH_GEMM_ISA does not cap it.
 bool qgemm_available();

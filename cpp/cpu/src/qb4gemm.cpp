@@ -547,13 +547,13 @@ void qb4_gemm_dynamic(int64_t M, const float* A, int64_t rsa, const float* row_o
   for (int64_t i = 0; i < M; ++i) {
     // An integer (qd8 rows: 128 - zero point ... see quant.cpp's qd8_row); NaN (a damaged program's rows) as 0.
     const float ro = row_offset[i];
-    ro_int[static_cast<size_t>(i)] = static_cast<int32_t>(std::lrint(ro >= 0.f ? (ro <= 255.f ? ro : 255.f) : 0.f));
+    ro_int[static_cast<size_t>(i)] = static_cast<int32_t>(std::lrint(clamp_nan_low(ro, 0.f, 255.f)));
     for (int64_t g = 0; g < G; ++g) {
       int32_t sum = 0;
       for (int64_t k = g * B.group; k < (g + 1) * B.group; ++k) {
         // In [0, 255] for finite rows; NaN / inf inputs (a damaged program) must not make the cast undefined.
         const float f = A[i * rsa + k] + ro;
-        const auto v = static_cast<int32_t>(f >= 0.f ? (f <= 255.f ? f : 255.f) : 0.f);
+        const auto v = static_cast<int32_t>(clamp_nan_low(f, 0.f, 255.f));
         u[static_cast<size_t>(i * K + k)] = static_cast<uint8_t>(v);
         sum += v;
       }

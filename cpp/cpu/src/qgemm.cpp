@@ -52,7 +52,7 @@ void qd8_row_params(const float* row, int64_t len, float* mult, float* zero_poin
   const float m = mn == mx ? 1.f : 255.f / (mx - mn);
   const float dmin = mn * m, dmax = mx * m;
   float zp = (-128.f + dmin) + (127.f + dmax) > 0 ? -128.f - dmin : 127.f - dmax;
-  zp = zp >= -128.f ? (zp <= 127.f ? zp : 127.f) : -128.f;  // NaN (a row with an infinity) to -128, not NaN
+  zp = clamp_nan_low(zp, -128.f, 127.f);  // NaN (a row with an infinity) to -128
   *mult = m;
   *zero_point = std::nearbyint(zp);
 }
