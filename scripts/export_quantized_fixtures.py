@@ -118,6 +118,20 @@ class Q8Ops(nn.Module):
         return self.fc2(torch.relu(self.fc1(feats)))
 
 
+class Conv3x3Stack(nn.Module):
+    """Three 3x3 convolutions wide enough for the int8 Winograd path, on [1,16,20,19]: 16->24 (padding 1) + ReLU,
+    24->17 (padding 1), 17->32 (no padding) + ReLU; odd channel counts and output sizes off the 2x2 tile."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1 = nn.Conv2d(16, 24, 3, padding=1)
+        self.c2 = nn.Conv2d(24, 17, 3, padding=1)
+        self.c3 = nn.Conv2d(17, 32, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.c3(self.c2(torch.relu(self.c1(x)))))
+
+
 class LinearStack(nn.Module):
     """Linear(64->128) + SiLU, Linear(128->128) + ReLU, Linear(128->32): the 8da4w fixture."""
 
@@ -257,6 +271,15 @@ def build_specs() -> list[QSpec]:
             Q8Ops,
             (1, 3, 16, 16),
             300,
+        ),
+        QSpec(
+            "conv3x3_q8",
+            "Conv2d 16->24 3x3 padding 1 + ReLU, Conv2d 24->17 3x3 padding 1, Conv2d 17->32 3x3 + ReLU (wide "
+            "enough for the int8 Winograd path: 100 and 81 output tiles of 2x2), static int8; input [1,16,20,19].",
+            "static_int8",
+            Conv3x3Stack,
+            (1, 16, 20, 19),
+            302,
         ),
         QSpec(
             "transformer",

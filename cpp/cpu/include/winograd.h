@@ -30,4 +30,38 @@ struct WinogradParams {
 void winograd_conv3x3(const WinogradParams& p, const float* x, const PackedWinograd& w, float* y, int64_t ldy, float lo,
                       float hi, bool parallel = true, const PostOp* post = nullptr);
 
+// Static int8 3x3 convolutions (stride 1, no dilation, one group) by F(2x2, 3x3) in integer arithmetic, for CPUs
+// whose int8 GEMM multiplies 16-bit pairs (x86-64 AVX2 without AVX-512 VNNI): each 2x2 block of outputs from the
+// 4x4 patch around it with 16 products per channel pair instead of 36. The input transform B^T d B has entries 0
+// and +-1, the filter transform is taken at twice G (entries 0, +-1, 2: integers), the output transform A^T m A
+// has entries 0 and +-1, so everything is an integer: patches of centered int8 values (|d| <= 255) transform into
+// int16 (|v| <= 1020), filters into int16 (|u| <= 9 * 128), their products pair-summed by vpmaddwd into int32, and
+// the result is exactly 4 times the direct convolution's sum (sums past int32 wrap and come back: the result fits).
+// The epilogue is the int8 GEMM's (qgemm.h) on that sum: bit for bit the direct convolution's output.
+struct PackedWinogradQ8 {
+  int64_t IC = 0, OC = 0, ICp = 0, OCp = 0;  // ICp: IC rounded up to a pair, OCp: OC to a 16-column panel
+  aligned_vector<int16_t> u;                  // [16 xi][OCp / 16 panels][ICp / 2 pairs][16 columns][2]
+  aligned_vector<int32_t> bias;               // OCp (zeros without a bias)
+  aligned_vector<float> scale;                // OCp: the requantization scale per output channel
+};
+
+// Whether the kernel runs here (x86-64 with AVX2). Callers take it where the int8 GEMM has no 8-bit dot products
+// (int8_dot_products_available() false): against VNNI's 4-byte dot products the 16-bit pairs save nothing.
+bool winograd_q8_available();
+
+// w: OHWI [OC][3][3][IC] integers in [-128, 127]; bias: integer-valued floats or null; scale: OC.
+void pack_winograd_q8(int64_t IC, int64_t OC, const float* w, const float* bias, const float* scale,
+                      PackedWinogradQ8* out);
+void pack_winograd_q8(int64_t IC, int64_t OC, const int8_t* w, const float* bias, const float* scale,
+                      PackedWinogradQ8* out);
+
+// x: NHWC centered integers (q - zero_point, as floats; padding reads 0) or, with in_mult nonzero, fp32 values
+// quantized on the way in as the int8 GEMM does (qgemm.h: round_even(clamp(x * in_mult, in_lo, in_hi))). Output
+// (rows of ldy floats): round_even(clamp((conv + bias) * scale, lo, hi)), times out_scale when nonzero.
+struct WinogradQ8Io {
+  float lo, hi, out_scale, in_mult, in_lo, in_hi;
+};
+void winograd_conv3x3_q8(const WinogradParams& p, const float* x, const PackedWinogradQ8& w, float* y, int64_t ldy,
+                         const WinogradQ8Io& io, bool parallel = true);
+
 }  // namespace etk

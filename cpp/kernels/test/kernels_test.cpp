@@ -511,6 +511,82 @@ TEST_F(Kernels, WinogradConvMatchesDirect) {
   EXPECT_GE(cases, 50);
 }
 
+// int8 Winograd F(2x2, 3x3) against the direct convolution in exact integer arithmetic with the int8 GEMM's
+// epilogue, bit for bit: output sizes off the 2x2 tile, every padding from 0 to 2 on each side, odd channel counts
+// and counts off the 8-channel vectors, batches of 2, extreme weights and inputs (the transforms' int16 range), a
+// Convert before (fp32 input quantized on the way in) or after (out_scale) folded in, an output row stride wider
+// than the channels, serial and over the pool; the int8 filter packs as its float copy does.
+TEST_F(Kernels, Int8WinogradConvMatchesIntegerReference) {
+  if (!etk::winograd_q8_available()) {
+#if defined(__x86_64__)
+    EXPECT_FALSE(etk::qgemm_available()) << "an AVX2 CPU without the int8 Winograd kernel";
+#endif
+    return;  // below AVX2, or aarch64: the int8 GEMM runs these convolutions
+  }
+  std::mt19937 rng(37);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  static const int kChannels[] = {1, 2, 7, 8, 9, 16, 17, 33, 40};
+  int cases = 0;
+  for (int it = 0; it < 120; ++it) {
+    etk::WinogradParams p{};
+    p.N = uni(1, 2), p.H = uni(1, 15), p.W = uni(1, 15), p.pad_t = uni(0, 2), p.pad_l = uni(0, 2);
+    const int64_t pad_b = uni(0, 2), pad_r = uni(0, 2);
+    const int64_t IC = kChannels[uni(0, 8)], OC = kChannels[uni(0, 8)];
+    p.C = IC;
+    p.OH = p.H + p.pad_t + pad_b - 2;
+    p.OW = p.W + p.pad_l + pad_r - 2;
+    if (p.OH < 1 || p.OW < 1) continue;
+    const bool extreme = it % 4 == 0, has_bias = uni(0, 1), par = uni(0, 1), fp32_in = uni(0, 2) == 0;
+    const int zp = extreme ? (uni(0, 1) ? 127 : -128) : uni(-128, 127);
+    std::vector<float> x(static_cast<size_t>(p.N * p.H * p.W * IC)), w(static_cast<size_t>(OC * 9 * IC)),
+        bias(static_cast<size_t>(OC)), scale(static_cast<size_t>(OC));
+    // Centered inputs q - zp (|x| up to 255) and weights at -128 / 127 in the extreme cases.
+    for (auto& v : x) v = static_cast<float>((extreme ? (uni(0, 1) ? 127 : -128) : uni(-128, 127)) - zp);
+    for (auto& v : w) v = static_cast<float>(extreme ? (uni(0, 1) ? 127 : -128) : uni(-128, 127));
+    for (auto& v : bias) v = static_cast<float>(uni(-100000, 100000));
+    for (auto& v : scale) v = std::ldexp(static_cast<float>(uni(1, 1 << 20)), -uni(20, 34));
+    etk::PackedWinogradQ8 pw;
+    etk::pack_winograd_q8(IC, OC, w.data(), has_bias ? bias.data() : nullptr, scale.data(), &pw);
+    std::vector<int8_t> wi(w.size());
+    for (size_t k = 0; k < w.size(); ++k) wi[k] = static_cast<int8_t>(w[k]);
+    etk::PackedWinogradQ8 pi;
+    etk::pack_winograd_q8(IC, OC, wi.data(), has_bias ? bias.data() : nullptr, scale.data(), &pi);
+    ASSERT_TRUE(pi.u == pw.u && pi.bias == pw.bias && pi.scale == pw.scale) << "int8 packing differs, it " << it;
+    etk::WinogradQ8Io io{static_cast<float>(uni(-128, 0) - 3), static_cast<float>(uni(0, 127) + 3),
+                         uni(0, 1) ? std::ldexp(static_cast<float>(uni(1, 1000)), -uni(8, 16)) : 0.f, 0.f, 0.f, 0.f};
+    // A folded Convert before: fp32 (x + noise) * s, noise < 0.5, which quantizes back to x.
+    const float s_in = std::ldexp(1.f, -uni(2, 10));
+    std::vector<float> xf(x.size());
+    for (size_t k = 0; k < x.size(); ++k) xf[k] = (x[k] + static_cast<float>(uni(-45, 45)) / 100.f) * s_in;
+    if (fp32_in) io.in_mult = 1.f / s_in, io.in_lo = static_cast<float>(-128 - zp), io.in_hi = static_cast<float>(127 - zp);
+    const int64_t M = p.N * p.OH * p.OW, ldy = OC + uni(0, 3);
+    std::vector<float> y(static_cast<size_t>(M * ldy), 123.f);
+    etk::winograd_conv3x3_q8(p, fp32_in ? xf.data() : x.data(), pw, y.data(), ldy, io, par);
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t bi = m / (p.OH * p.OW), oy = (m / p.OW) % p.OH, ox = m % p.OW;
+      for (int64_t oc = 0; oc < OC; ++oc) {
+        int32_t acc = has_bias ? static_cast<int32_t>(bias[oc]) : 0;
+        for (int64_t ky = 0; ky < 3; ++ky)
+          for (int64_t kx = 0; kx < 3; ++kx) {
+            const int64_t iy = oy + ky - p.pad_t, ix = ox + kx - p.pad_l;
+            if (iy < 0 || iy >= p.H || ix < 0 || ix >= p.W) continue;
+            for (int64_t ic = 0; ic < IC; ++ic)
+              acc += static_cast<int32_t>(x[((bi * p.H + iy) * p.W + ix) * IC + ic]) *
+                     static_cast<int32_t>(w[((oc * 3 + ky) * 3 + kx) * IC + ic]);
+          }
+        float want = std::nearbyint(std::min(std::max(static_cast<float>(acc) * scale[oc], io.lo), io.hi));
+        if (io.out_scale != 0.f) want *= io.out_scale;
+        ASSERT_EQ(y[m * ldy + oc], want) << fmt("it %d pixel %lld oc %lld IC %lld OC %lld", it, (long long)m,
+                                                (long long)oc, (long long)IC, (long long)OC);
+      }
+      for (int64_t j = OC; j < ldy; ++j) ASSERT_EQ(y[m * ldy + j], 123.f) << fmt("wrote past OC (it %d)", it);
+    }
+    ++cases;
+  }
+  std::printf("int8 winograd: %d cases\n", cases);
+  EXPECT_GE(cases, 60);
+}
+
 TEST_F(Kernels, TransposeMatchesReference) {
   std::mt19937 rng(11);
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };

@@ -148,6 +148,7 @@ struct Node {
   bool nchw_input = false;
   std::vector<etk::PackedB> packed;  // weights (+ bias) packed at init, one per group (constant filter and bias)
   etk::PackedWinograd wino;          // or a 3x3 convolution's, transformed for Winograd (wino.OC > 0; gemm.cpp)
+  etk::PackedWinogradQ8 wino_q8;     // a static int8 3x3 convolution's, for int8 Winograd (wino_q8.OC > 0)
   // A depthwise convolution's constant filter [T][C], then its bias at a multiple of 16 floats, copied at init onto
   // cache lines (a .pte aligns constants to 16 bytes at best: each 64-byte weight load would span two lines).
   etk::aligned_vector<float> dw_weights;
