@@ -95,21 +95,26 @@ void pack_qb_from(int64_t K, int64_t N, const T* B, int64_t rsb, int64_t csb, co
   out->colsum.assign(static_cast<size_t>(out->Np), 0);
   const auto offset = static_cast<int32_t>(a_offset);
   // Panel by panel, in the order the panel is stored (k groups of 4, then its columns): the writes are sequential
-  // and the kNr source columns' reads stay in L1 (a column at a time wrote across the whole panel per column).
-  for (int64_t j0 = 0; j0 < N; j0 += kNr) {
-    int8_t* panel = out->data.data() + (j0 / kNr) * out->Kp * kNr;
-    const int64_t nc = std::min<int64_t>(kNr, N - j0);
-    int32_t* sum = out->colsum.data() + j0;
-    for (int64_t k = 0; k < K; ++k) {
-      int8_t* dst = panel + (k / 4) * kNr * 4 + k % 4;
-      const T* src = B + k * rsb + j0 * csb;
-      for (int64_t c = 0; c < nc; ++c) {
-        const auto w = static_cast<int8_t>(src[c * csb]);
-        dst[c * 4] = w;
-        sum[c] += w;
+  // and the kNr source columns' reads stay in L1 (a column at a time wrote across the whole panel per column). The
+  // panels are independent: split over the pool (part of every int8 program's load).
+  const int64_t panels = (N + kNr - 1) / kNr;
+  ::executorch::extension::parallel_for(0, panels, std::max<int64_t>(1, (int64_t{1} << 16) / (K * kNr + 1)),
+                                        [&](int64_t p0, int64_t p1) {
+    for (int64_t j0 = p0 * kNr; j0 < std::min(N, p1 * kNr); j0 += kNr) {
+      int8_t* panel = out->data.data() + (j0 / kNr) * out->Kp * kNr;
+      const int64_t nc = std::min<int64_t>(kNr, N - j0);
+      int32_t* sum = out->colsum.data() + j0;
+      for (int64_t k = 0; k < K; ++k) {
+        int8_t* dst = panel + (k / 4) * kNr * 4 + k % 4;
+        const T* src = B + k * rsb + j0 * csb;
+        for (int64_t c = 0; c < nc; ++c) {
+          const auto w = static_cast<int8_t>(src[c * csb]);
+          dst[c * 4] = w;
+          sum[c] += w;
+        }
       }
     }
-  }
+  });
   for (int64_t j = 0; j < N; ++j) {
     const int32_t sum = out->colsum[static_cast<size_t>(j)];
     out->corr[static_cast<size_t>(j)] = (bias ? static_cast<int32_t>(bias[j]) : 0) - offset * sum;

@@ -36,20 +36,25 @@ void pack_from(int64_t IC, int64_t OC, const T* w, const float* bias, const floa
   out->u.assign(static_cast<size_t>(16 * per_xi), 0);
   out->bias.assign(static_cast<size_t>(OCp), 0);
   out->scale.assign(static_cast<size_t>(OCp), 0.f);
-  for (int64_t oc = 0; oc < OC; ++oc) {
-    const T* f = w + oc * 9 * IC;  // [3][3][IC]
-    int16_t* panel = out->u.data() + (oc / kNr) * ICp * kNr + (oc % kNr) * 2;
-    for (int64_t ic = 0; ic < IC; ++ic) {
-      int32_t g[9], t[12], u[16];
-      for (int k = 0; k < 9; ++k) g[k] = static_cast<int32_t>(f[k * IC + ic]);
-      for (int b = 0; b < 3; ++b) g2(g + b, 3, t + b, 3);  // rows: t[4][3]
-      for (int i = 0; i < 4; ++i) g2(t + 3 * i, 1, u + 4 * i, 1);  // columns: u[4][4]
-      int16_t* d = panel + (ic / 2) * kNr * 2 + ic % 2;
-      for (int xi = 0; xi < 16; ++xi) d[xi * per_xi] = static_cast<int16_t>(u[xi]);
+  // Panels of 16 output channels (whose 16 matrices' rows they alone write) split over the pool: part of the
+  // program's load.
+  ::executorch::extension::parallel_for(0, OCp / kNr, std::max<int64_t>(1, (int64_t{1} << 14) / (IC * kNr)),
+                                        [&](int64_t p0, int64_t p1) {
+    for (int64_t oc = p0 * kNr; oc < std::min(OC, p1 * kNr); ++oc) {
+      const T* f = w + oc * 9 * IC;  // [3][3][IC]
+      int16_t* panel = out->u.data() + (oc / kNr) * ICp * kNr + (oc % kNr) * 2;
+      for (int64_t ic = 0; ic < IC; ++ic) {
+        int32_t g[9], t[12], u[16];
+        for (int k = 0; k < 9; ++k) g[k] = static_cast<int32_t>(f[k * IC + ic]);
+        for (int b = 0; b < 3; ++b) g2(g + b, 3, t + b, 3);  // rows: t[4][3]
+        for (int i = 0; i < 4; ++i) g2(t + 3 * i, 1, u + 4 * i, 1);  // columns: u[4][4]
+        int16_t* d = panel + (ic / 2) * kNr * 2 + ic % 2;
+        for (int xi = 0; xi < 16; ++xi) d[xi * per_xi] = static_cast<int16_t>(u[xi]);
+      }
+      out->bias[static_cast<size_t>(oc)] = bias != nullptr ? static_cast<int32_t>(bias[oc]) : 0;
+      out->scale[static_cast<size_t>(oc)] = scale[oc];
     }
-    out->bias[static_cast<size_t>(oc)] = bias != nullptr ? static_cast<int32_t>(bias[oc]) : 0;
-    out->scale[static_cast<size_t>(oc)] = scale[oc];
-  }
+  });
 }
 
 #if defined(__x86_64__)
