@@ -30,6 +30,10 @@ struct WinogradParams {
 void winograd_conv3x3(const WinogradParams& p, const float* x, const PackedWinograd& w, float* y, int64_t ldy, float lo,
                       float hi, bool parallel = true, const PostOp* post = nullptr);
 
+// Tiles per block of a Winograd call over T tiles: blocks of about block_bytes of transformed patches and products
+// (tile_bytes per tile), a multiple of the threads, each of about the same size (both Winograd kernels).
+int64_t winograd_block_tiles(int64_t T, int64_t threads, double tile_bytes, double block_bytes);
+
 // Static int8 3x3 convolutions (stride 1, no dilation, one group) by F(2x2, 3x3) in integer arithmetic, for CPUs
 // whose int8 GEMM multiplies 16-bit pairs (x86-64 AVX2 without AVX-512 VNNI): each 2x2 block of outputs from the
 // 4x4 patch around it with 16 products per channel pair instead of 36. The input transform B^T d B has entries 0

@@ -180,6 +180,16 @@ constexpr double kBlockBytes = 512 * 1024;
 
 }  // namespace
 
+int64_t winograd_block_tiles(int64_t T, int64_t threads, double tile_bytes, double block_bytes) {
+  // Blocks of at most tb_max tiles, as many as a multiple of the threads (7 blocks on 2 threads would leave one
+  // idle an eighth of the time), each of about the same number of tiles, but not under 8 tiles where there are that
+  // many per thread (the GEMMs' rows: fewer than the micro-kernel's leave it partly empty).
+  const int64_t tb_max = std::max<int64_t>(8, static_cast<int64_t>(block_bytes / tile_bytes));
+  int64_t blocks = (T + tb_max - 1) / tb_max;
+  blocks = (blocks + threads - 1) / threads * threads;
+  return std::max((T + blocks - 1) / blocks, std::min<int64_t>(8, (T + threads - 1) / threads));
+}
+
 void pack_winograd(int64_t IC, int64_t OC, const float* w, const float* bias, PackedWinograd* out) {
   static const float G[6][3] = {{1.f / 4, 0, 0},
                                 {-1.f / 6, -1.f / 6, -1.f / 6},
@@ -222,15 +232,9 @@ void winograd_conv3x3(const WinogradParams& p, const float* x, const PackedWinog
   if (T <= 0 || w.OC <= 0) return;
   const Ctx cx{p, x, w, y, ldy, lo, hi, post, TH, TW};
   const int64_t threads = parallel ? std::max<int64_t>(1, ::executorch::extension::get_thread_count()) : 1;
-  const double per_tile = 36.0 * sizeof(float) * static_cast<double>(w.IC + w.OC);
-  // Blocks of at most tb_max tiles, as many as a multiple of the threads (7 blocks on 2 threads would leave one
-  // idle an eighth of the time), each of about the same number of tiles, but not under 8 tiles where there are that
-  // many per thread (the GEMMs' rows: fewer than the micro-kernel's leave it partly empty).
-  const int64_t tb_max = std::max<int64_t>(8, static_cast<int64_t>(kBlockBytes / per_tile));
-  int64_t blocks = (T + tb_max - 1) / tb_max;
-  blocks = (blocks + threads - 1) / threads * threads;
-  const int64_t tb = std::max((T + blocks - 1) / blocks, std::min<int64_t>(8, (T + threads - 1) / threads));
-  blocks = (T + tb - 1) / tb;
+  const int64_t tb = winograd_block_tiles(T, threads, 36.0 * sizeof(float) * static_cast<double>(w.IC + w.OC),
+                                          kBlockBytes);
+  const int64_t blocks = (T + tb - 1) / tb;
   const TilesFn fn = tiles_kernel();
   auto run = [&](int64_t b0, int64_t b1) {
     thread_local aligned_vector<float> V, M;

@@ -332,14 +332,9 @@ void winograd_conv3x3_q8(const WinogradParams& p, const float* x, const PackedWi
   if (T <= 0 || w.OC <= 0) return;
   const Ctx cx{p, x, w, y, ldy, io, TH, TW};
   const int64_t threads = parallel ? std::max<int64_t>(1, ::executorch::extension::get_thread_count()) : 1;
-  const double per_tile = 16.0 * static_cast<double>(2 * w.ICp + 4 * w.OCp);
-  // Blocks as winograd_conv3x3's: at most tb_max tiles, a multiple of the threads, not under 8 tiles where there
-  // are that many per thread.
-  const int64_t tb_max = std::max<int64_t>(8, static_cast<int64_t>(kBlockBytes / per_tile));
-  int64_t blocks = (T + tb_max - 1) / tb_max;
-  blocks = (blocks + threads - 1) / threads * threads;
-  const int64_t tb = std::max((T + blocks - 1) / blocks, std::min<int64_t>(8, (T + threads - 1) / threads));
-  blocks = (T + tb - 1) / tb;
+  const int64_t tb =
+      winograd_block_tiles(T, threads, 16.0 * static_cast<double>(2 * w.ICp + 4 * w.OCp), kBlockBytes);
+  const int64_t blocks = (T + tb - 1) / tb;
   auto run = [&](int64_t b0, int64_t b1) {
     thread_local aligned_vector<int16_t> V;
     thread_local aligned_vector<int32_t> M;
