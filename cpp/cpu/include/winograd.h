@@ -44,9 +44,9 @@ int64_t winograd_block_tiles(int64_t T, int64_t threads, double tile_bytes, doub
 // The epilogue is the int8 GEMM's (qgemm.h) on that sum: bit for bit the direct convolution's output.
 struct PackedWinogradQ8 {
   int64_t IC = 0, OC = 0, ICp = 0, OCp = 0;  // ICp: IC rounded up to a pair, OCp: OC to a 16-column panel
-  aligned_vector<int16_t> u;                  // [16 xi][OCp / 16 panels][ICp / 2 pairs][16 columns][2]
-  aligned_vector<int32_t> bias;               // OCp (zeros without a bias)
-  aligned_vector<float> scale;                // OCp: the requantization scale per output channel
+  aligned_vector<int16_t> u;                 // [16 xi][OCp / 16 panels][ICp / 2 pairs][16 columns][2]
+  aligned_vector<int32_t> bias;              // OCp (zeros without a bias)
+  aligned_vector<float> scale;               // OCp: the requantization scale per output channel
 };
 
 // Whether the kernel runs here (x86-64 with AVX2). Callers take it where the int8 GEMM has no 8-bit dot products

@@ -98,8 +98,7 @@ void pack_qb_from(int64_t K, int64_t N, const T* B, int64_t rsb, int64_t csb, co
   // and the kNr source columns' reads stay in L1 (a column at a time wrote across the whole panel per column). The
   // panels are independent: split over the pool (part of every int8 program's load).
   const int64_t panels = (N + kNr - 1) / kNr;
-  ::executorch::extension::parallel_for(0, panels, std::max<int64_t>(1, (int64_t{1} << 16) / (K * kNr + 1)),
-                                        [&](int64_t p0, int64_t p1) {
+  auto pack_panels = [&](int64_t p0, int64_t p1) {
     for (int64_t j0 = p0 * kNr; j0 < std::min(N, p1 * kNr); j0 += kNr) {
       int8_t* panel = out->data.data() + (j0 / kNr) * out->Kp * kNr;
       const int64_t nc = std::min<int64_t>(kNr, N - j0);
@@ -114,7 +113,9 @@ void pack_qb_from(int64_t K, int64_t N, const T* B, int64_t rsb, int64_t csb, co
         }
       }
     }
-  });
+  };
+  ::executorch::extension::parallel_for(0, panels, std::max<int64_t>(1, (int64_t{1} << 16) / (K * kNr + 1)),
+                                        pack_panels);
   for (int64_t j = 0; j < N; ++j) {
     const int32_t sum = out->colsum[static_cast<size_t>(j)];
     out->corr[static_cast<size_t>(j)] = (bias ? static_cast<int32_t>(bias[j]) : 0) - offset * sum;
@@ -529,12 +530,14 @@ ETK_AVX2 __attribute__((always_inline)) inline void tile(const Source& src, int6
 
 // One row of tile6's group loop: its 4 activations (ADDR) broadcast, times columns 0-3 (ymm12) and 4-7 (ymm13),
 // added to its two accumulators.
-#define ETK_TILE6_ROW(ADDR, A0, A1)                 \
-  "vpbroadcastq " ADDR ", %%ymm14\n\t"             \
-  "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"         \
-  "vpaddd %%ymm15, %%ymm" A0 ", %%ymm" A0 "\n\t"   \
-  "vpmaddwd %%ymm13, %%ymm14, %%ymm14\n\t"         \
+// clang-format off
+#define ETK_TILE6_ROW(ADDR, A0, A1)               \
+  "vpbroadcastq " ADDR ", %%ymm14\n\t"           \
+  "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"       \
+  "vpaddd %%ymm15, %%ymm" A0 ", %%ymm" A0 "\n\t" \
+  "vpmaddwd %%ymm13, %%ymm14, %%ymm14\n\t"       \
   "vpaddd %%ymm14, %%ymm" A1 ", %%ymm" A1 "\n\t"
+// clang-format on
 
 // 6 rows (G >= 1 groups) as tile<6> would be, the group loop in assembly: GCC holds 12 accumulators and the operands
 // in the 16 ymm registers only by spilling and copying them (4 rows x 8 columns already spilled), here they stay in

@@ -232,8 +232,8 @@ void winograd_conv3x3(const WinogradParams& p, const float* x, const PackedWinog
   if (T <= 0 || w.OC <= 0) return;
   const Ctx cx{p, x, w, y, ldy, lo, hi, post, TH, TW};
   const int64_t threads = parallel ? std::max<int64_t>(1, ::executorch::extension::get_thread_count()) : 1;
-  const int64_t tb = winograd_block_tiles(T, threads, 36.0 * sizeof(float) * static_cast<double>(w.IC + w.OC),
-                                          kBlockBytes);
+  const int64_t tb =
+      winograd_block_tiles(T, threads, 36.0 * sizeof(float) * static_cast<double>(w.IC + w.OC), kBlockBytes);
   const int64_t blocks = (T + tb - 1) / tb;
   const TilesFn fn = tiles_kernel();
   auto run = [&](int64_t b0, int64_t b1) {

@@ -38,15 +38,14 @@ void pack_from(int64_t IC, int64_t OC, const T* w, const float* bias, const floa
   out->scale.assign(static_cast<size_t>(OCp), 0.f);
   // Panels of 16 output channels (whose 16 matrices' rows they alone write) split over the pool: part of the
   // program's load.
-  ::executorch::extension::parallel_for(0, OCp / kNr, std::max<int64_t>(1, (int64_t{1} << 14) / (IC * kNr)),
-                                        [&](int64_t p0, int64_t p1) {
+  auto pack_panels = [&](int64_t p0, int64_t p1) {
     for (int64_t oc = p0 * kNr; oc < std::min(OC, p1 * kNr); ++oc) {
       const T* f = w + oc * 9 * IC;  // [3][3][IC]
       int16_t* panel = out->u.data() + (oc / kNr) * ICp * kNr + (oc % kNr) * 2;
       for (int64_t ic = 0; ic < IC; ++ic) {
         int32_t g[9], t[12], u[16];
         for (int k = 0; k < 9; ++k) g[k] = static_cast<int32_t>(f[k * IC + ic]);
-        for (int b = 0; b < 3; ++b) g2(g + b, 3, t + b, 3);  // rows: t[4][3]
+        for (int b = 0; b < 3; ++b) g2(g + b, 3, t + b, 3);          // rows: t[4][3]
         for (int i = 0; i < 4; ++i) g2(t + 3 * i, 1, u + 4 * i, 1);  // columns: u[4][4]
         int16_t* d = panel + (ic / 2) * kNr * 2 + ic % 2;
         for (int xi = 0; xi < 16; ++xi) d[xi * per_xi] = static_cast<int16_t>(u[xi]);
@@ -54,7 +53,9 @@ void pack_from(int64_t IC, int64_t OC, const T* w, const float* bias, const floa
       out->bias[static_cast<size_t>(oc)] = bias != nullptr ? static_cast<int32_t>(bias[oc]) : 0;
       out->scale[static_cast<size_t>(oc)] = scale[oc];
     }
-  });
+  };
+  ::executorch::extension::parallel_for(0, OCp / kNr, std::max<int64_t>(1, (int64_t{1} << 14) / (IC * kNr)),
+                                        pack_panels);
 }
 
 #if defined(__x86_64__)
@@ -136,12 +137,14 @@ ETK_AVX2 __attribute__((always_inline)) inline void gemm_tile(const int16_t* v, 
 
 // One row of gemm_tile6's loop: its pair (ADDR) broadcast, times the panel's columns 0-7 (ymm12) and 8-15 (ymm13),
 // added to its two accumulators.
-#define ETK_WQ8_ROW(ADDR, A0, A1)                  \
-  "vpbroadcastd " ADDR ", %%ymm14\n\t"            \
-  "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"        \
-  "vpaddd %%ymm15, %%ymm" A0 ", %%ymm" A0 "\n\t"  \
-  "vpmaddwd %%ymm13, %%ymm14, %%ymm14\n\t"        \
+// clang-format off
+#define ETK_WQ8_ROW(ADDR, A0, A1)                 \
+  "vpbroadcastd " ADDR ", %%ymm14\n\t"           \
+  "vpmaddwd %%ymm12, %%ymm14, %%ymm15\n\t"       \
+  "vpaddd %%ymm15, %%ymm" A0 ", %%ymm" A0 "\n\t" \
+  "vpmaddwd %%ymm13, %%ymm14, %%ymm14\n\t"       \
   "vpaddd %%ymm14, %%ymm" A1 ", %%ymm" A1 "\n\t"
+// clang-format on
 
 // gemm_tile<6> (pairs >= 1), the loop in assembly: GCC spills 12 accumulators and their operands out of the 16 ymm
 // registers (as for qgemm.cpp's tile6).
@@ -332,8 +335,7 @@ void winograd_conv3x3_q8(const WinogradParams& p, const float* x, const PackedWi
   if (T <= 0 || w.OC <= 0) return;
   const Ctx cx{p, x, w, y, ldy, io, TH, TW};
   const int64_t threads = parallel ? std::max<int64_t>(1, ::executorch::extension::get_thread_count()) : 1;
-  const int64_t tb =
-      winograd_block_tiles(T, threads, 16.0 * static_cast<double>(2 * w.ICp + 4 * w.OCp), kBlockBytes);
+  const int64_t tb = winograd_block_tiles(T, threads, 16.0 * static_cast<double>(2 * w.ICp + 4 * w.OCp), kBlockBytes);
   const int64_t blocks = (T + tb - 1) / tb;
   auto run = [&](int64_t b0, int64_t b1) {
     thread_local aligned_vector<int16_t> V;

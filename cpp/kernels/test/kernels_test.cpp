@@ -552,13 +552,18 @@ TEST_F(Kernels, Int8WinogradConvMatchesIntegerReference) {
     etk::PackedWinogradQ8 pi;
     etk::pack_winograd_q8(IC, OC, wi.data(), has_bias ? bias.data() : nullptr, scale.data(), &pi);
     ASSERT_TRUE(pi.u == pw.u && pi.bias == pw.bias && pi.scale == pw.scale) << "int8 packing differs, it " << it;
-    etk::WinogradQ8Io io{static_cast<float>(uni(-128, 0) - 3), static_cast<float>(uni(0, 127) + 3),
-                         uni(0, 1) ? std::ldexp(static_cast<float>(uni(1, 1000)), -uni(8, 16)) : 0.f, 0.f, 0.f, 0.f};
+    etk::WinogradQ8Io io{static_cast<float>(uni(-128, 0) - 3),
+                         static_cast<float>(uni(0, 127) + 3),
+                         uni(0, 1) ? std::ldexp(static_cast<float>(uni(1, 1000)), -uni(8, 16)) : 0.f,
+                         0.f,
+                         0.f,
+                         0.f};
     // A folded Convert before: fp32 (x + noise) * s, noise < 0.5, which quantizes back to x.
     const float s_in = std::ldexp(1.f, -uni(2, 10));
     std::vector<float> xf(x.size());
     for (size_t k = 0; k < x.size(); ++k) xf[k] = (x[k] + static_cast<float>(uni(-45, 45)) / 100.f) * s_in;
-    if (fp32_in) io.in_mult = 1.f / s_in, io.in_lo = static_cast<float>(-128 - zp), io.in_hi = static_cast<float>(127 - zp);
+    if (fp32_in)
+      io.in_mult = 1.f / s_in, io.in_lo = static_cast<float>(-128 - zp), io.in_hi = static_cast<float>(127 - zp);
     const int64_t M = p.N * p.OH * p.OW, ldy = OC + uni(0, 3);
     std::vector<float> y(static_cast<size_t>(M * ldy), 123.f);
     etk::winograd_conv3x3_q8(p, fp32_in ? xf.data() : x.data(), pw, y.data(), ldy, io, par);

@@ -857,8 +857,8 @@ bool winograd_q8_fits(const Graph& g, const Node& n) {
   if (n.groups != 1 || n.kh != 3 || n.kw != 3 || n.sh != 1 || n.sw != 1 || n.dh != 1 || n.dw != 1 || n.nchw_input ||
       n.qmode != QMode::kRequant || n.gic < kWinogradMinChannels || n.goc < kWinogradMinChannels ||
       conv_uses_padded_rows(n) || !winograd_enabled() || !etk::winograd_q8_available() ||
-      etk::int8_dot_products_available() || w.dims.size() != 4 ||
-      w.dims[1] != 3 || w.dims[2] != 3 || w.dims[3] != n.gic)
+      etk::int8_dot_products_available() || w.dims.size() != 4 || w.dims[1] != 3 || w.dims[2] != 3 ||
+      w.dims[3] != n.gic)
     return false;
   const Shape& so = g.values[static_cast<size_t>(n.out)].dims;
   return so.size() == 4 && ((so[1] + 1) / 2) * ((so[2] + 1) / 2) >= kWinogradQ8MinTiles;
