@@ -30,6 +30,30 @@ struct WinogradParams {
 void winograd_conv3x3(const WinogradParams& p, const float* x, const PackedWinograd& w, float* y, int64_t ldy, float lo,
                       float hi, bool parallel = true, const PostOp* post = nullptr);
 
+// Pixel pointers of tile t (of TW across, per_image per image) for an F(m x m, 3x3) kernel: px[n * i + j] the input
+// pixel at row i, column j of its n x n patch (n = m + 2; null outside the input), py[m * r + k] output pixel
+// (r, k) of the tile (rows of ldy floats; null outside the output). Either array may be null (not computed).
+template <int M>
+inline void winograd_tile_pixels(const WinogradParams& p, const float* x, float* y, int64_t ldy, int64_t t, int64_t TW,
+                                 int64_t per_image, const float** px, float** py) {
+  constexpr int N = M + 2;
+  const int64_t b = t / per_image, ty = (t % per_image) / TW, tx = t % TW;
+  for (int i = 0; px != nullptr && i < N; ++i) {
+    const int64_t iy = ty * M + i - p.pad_t;
+    for (int j = 0; j < N; ++j) {
+      const int64_t ix = tx * M + j - p.pad_l;
+      px[N * i + j] = iy >= 0 && iy < p.H && ix >= 0 && ix < p.W ? x + ((b * p.H + iy) * p.W + ix) * p.C : nullptr;
+    }
+  }
+  for (int r = 0; py != nullptr && r < M; ++r) {
+    const int64_t oy = ty * M + r;
+    for (int k = 0; k < M; ++k) {
+      const int64_t ox = tx * M + k;
+      py[M * r + k] = oy < p.OH && ox < p.OW ? y + ((b * p.OH + oy) * p.OW + ox) * ldy : nullptr;
+    }
+  }
+}
+
 // Tiles per block of a Winograd call over T tiles: blocks of about block_bytes of transformed patches and products
 // (tile_bytes per tile), a multiple of the threads, each of about the same size (both Winograd kernels).
 int64_t winograd_block_tiles(int64_t T, int64_t threads, double tile_bytes, double block_bytes);

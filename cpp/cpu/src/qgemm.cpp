@@ -550,18 +550,7 @@ ETK_AVX2 __attribute__((always_inline)) inline void tile6(const Source& src, int
   const int16_t* x3 = x + 3 * ld;
   const int64_t ld_bytes = ld * static_cast<int64_t>(sizeof(int16_t));
   __asm__ volatile(
-      "vpxor %%ymm0, %%ymm0, %%ymm0\n\t"
-      "vpxor %%ymm1, %%ymm1, %%ymm1\n\t"
-      "vpxor %%ymm2, %%ymm2, %%ymm2\n\t"
-      "vpxor %%ymm3, %%ymm3, %%ymm3\n\t"
-      "vpxor %%ymm4, %%ymm4, %%ymm4\n\t"
-      "vpxor %%ymm5, %%ymm5, %%ymm5\n\t"
-      "vpxor %%ymm6, %%ymm6, %%ymm6\n\t"
-      "vpxor %%ymm7, %%ymm7, %%ymm7\n\t"
-      "vpxor %%ymm8, %%ymm8, %%ymm8\n\t"
-      "vpxor %%ymm9, %%ymm9, %%ymm9\n\t"
-      "vpxor %%ymm10, %%ymm10, %%ymm10\n\t"
-      "vpxor %%ymm11, %%ymm11, %%ymm11\n\t"
+      ETK_ASM_ZERO_YMM0_11
       "1:\n\t"
       "vpmovsxbw (%[w]), %%ymm12\n\t"
       "vpmovsxbw 16(%[w]), %%ymm13\n\t"
@@ -576,18 +565,7 @@ ETK_AVX2 __attribute__((always_inline)) inline void tile6(const Source& src, int
       "add $8, %[x3]\n\t"
       "dec %[g]\n\t"
       "jnz 1b\n\t"
-      "vmovdqa %%ymm0, (%[acc])\n\t"
-      "vmovdqa %%ymm1, 32(%[acc])\n\t"
-      "vmovdqa %%ymm2, 64(%[acc])\n\t"
-      "vmovdqa %%ymm3, 96(%[acc])\n\t"
-      "vmovdqa %%ymm4, 128(%[acc])\n\t"
-      "vmovdqa %%ymm5, 160(%[acc])\n\t"
-      "vmovdqa %%ymm6, 192(%[acc])\n\t"
-      "vmovdqa %%ymm7, 224(%[acc])\n\t"
-      "vmovdqa %%ymm8, 256(%[acc])\n\t"
-      "vmovdqa %%ymm9, 288(%[acc])\n\t"
-      "vmovdqa %%ymm10, 320(%[acc])\n\t"
-      "vmovdqa %%ymm11, 352(%[acc])\n\t"
+      ETK_ASM_STORE_YMM0_11
       : [w] "+r"(w), [x0] "+r"(x), [x3] "+r"(x3), [g] "+r"(G)
       : [ld] "r"(ld_bytes), [acc] "r"(&acc[0][0])
       : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",

@@ -112,15 +112,8 @@ ETK_WINO_INLINE void tiles_impl(const Ctx& cx, int64_t t0, int64_t t1, float* V,
   const WinogradParams& p = cx.p;
   const int64_t IC = cx.w.IC, OC = cx.w.OC, nt = t1 - t0, vs = nt * IC, ms = nt * OC, per_image = cx.TH * cx.TW;
   for (int64_t t = t0; t < t1; ++t) {
-    const int64_t b = t / per_image, ty = (t % per_image) / cx.TW, tx = t % cx.TW;
     const float* px[36];
-    for (int i = 0; i < 6; ++i) {
-      const int64_t iy = ty * 4 + i - p.pad_t;
-      for (int j = 0; j < 6; ++j) {
-        const int64_t ix = tx * 4 + j - p.pad_l;
-        px[6 * i + j] = iy >= 0 && iy < p.H && ix >= 0 && ix < p.W ? cx.x + ((b * p.H + iy) * p.W + ix) * p.C : nullptr;
-      }
-    }
+    winograd_tile_pixels<4>(p, cx.x, cx.y, cx.ldy, t, cx.TW, per_image, px, nullptr);
     float* v = V + (t - t0) * IC;
     int64_t c = 0;
     for (; c + L <= IC; c += L) input_tile<VT>(px, c, v, vs);
@@ -131,15 +124,8 @@ ETK_WINO_INLINE void tiles_impl(const Ctx& cx, int64_t t0, int64_t t1, float* V,
                 /*parallel=*/false);
   const float* bias = cx.w.bias.data();
   for (int64_t t = t0; t < t1; ++t) {
-    const int64_t b = t / per_image, ty = (t % per_image) / cx.TW, tx = t % cx.TW;
     float* py[16];
-    for (int r = 0; r < 4; ++r) {
-      const int64_t oy = ty * 4 + r;
-      for (int k = 0; k < 4; ++k) {
-        const int64_t ox = tx * 4 + k;
-        py[4 * r + k] = oy < p.OH && ox < p.OW ? cx.y + ((b * p.OH + oy) * p.OW + ox) * cx.ldy : nullptr;
-      }
-    }
+    winograd_tile_pixels<4>(p, cx.x, cx.y, cx.ldy, t, cx.TW, per_image, nullptr, py);
     const float* m = M + (t - t0) * OC;
     int64_t c = 0;
     for (; c + L <= OC; c += L) output_tile<VT>(m, ms, bias, cx.lo, cx.hi, py, c);

@@ -154,18 +154,7 @@ ETK_AVX2 __attribute__((always_inline)) inline void gemm_tile6(const int16_t* v,
   const int16_t* v3 = v + 3 * ldv;
   const int64_t ld_bytes = ldv * static_cast<int64_t>(sizeof(int16_t));
   __asm__ volatile(
-      "vpxor %%ymm0, %%ymm0, %%ymm0\n\t"
-      "vpxor %%ymm1, %%ymm1, %%ymm1\n\t"
-      "vpxor %%ymm2, %%ymm2, %%ymm2\n\t"
-      "vpxor %%ymm3, %%ymm3, %%ymm3\n\t"
-      "vpxor %%ymm4, %%ymm4, %%ymm4\n\t"
-      "vpxor %%ymm5, %%ymm5, %%ymm5\n\t"
-      "vpxor %%ymm6, %%ymm6, %%ymm6\n\t"
-      "vpxor %%ymm7, %%ymm7, %%ymm7\n\t"
-      "vpxor %%ymm8, %%ymm8, %%ymm8\n\t"
-      "vpxor %%ymm9, %%ymm9, %%ymm9\n\t"
-      "vpxor %%ymm10, %%ymm10, %%ymm10\n\t"
-      "vpxor %%ymm11, %%ymm11, %%ymm11\n\t"
+      ETK_ASM_ZERO_YMM0_11
       "1:\n\t"
       "vmovdqa (%[u]), %%ymm12\n\t"
       "vmovdqa 32(%[u]), %%ymm13\n\t"
@@ -180,18 +169,7 @@ ETK_AVX2 __attribute__((always_inline)) inline void gemm_tile6(const int16_t* v,
       "add $4, %[v3]\n\t"
       "dec %[k]\n\t"
       "jnz 1b\n\t"
-      "vmovdqa %%ymm0, (%[acc])\n\t"
-      "vmovdqa %%ymm1, 32(%[acc])\n\t"
-      "vmovdqa %%ymm2, 64(%[acc])\n\t"
-      "vmovdqa %%ymm3, 96(%[acc])\n\t"
-      "vmovdqa %%ymm4, 128(%[acc])\n\t"
-      "vmovdqa %%ymm5, 160(%[acc])\n\t"
-      "vmovdqa %%ymm6, 192(%[acc])\n\t"
-      "vmovdqa %%ymm7, 224(%[acc])\n\t"
-      "vmovdqa %%ymm8, 256(%[acc])\n\t"
-      "vmovdqa %%ymm9, 288(%[acc])\n\t"
-      "vmovdqa %%ymm10, 320(%[acc])\n\t"
-      "vmovdqa %%ymm11, 352(%[acc])\n\t"
+      ETK_ASM_STORE_YMM0_11
       : [u] "+r"(u), [v0] "+r"(v), [v3] "+r"(v3), [k] "+r"(pairs)
       : [ld] "r"(ld_bytes), [acc] "r"(&acc[0][0])
       : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
@@ -242,15 +220,8 @@ ETK_AVX2 void tiles(const Ctx& cx, int64_t t0, int64_t t1, int16_t* V, int32_t* 
   const int64_t IC = cx.w.IC, ICp = cx.w.ICp, OC = cx.w.OC, OCp = cx.w.OCp, nt = t1 - t0;
   const int64_t vs = nt * ICp, ms = nt * OCp, per_image = cx.TH * cx.TW;
   for (int64_t t = t0; t < t1; ++t) {
-    const int64_t b = t / per_image, ty = (t % per_image) / cx.TW, tx = t % cx.TW;
     const float* px[16];
-    for (int i = 0; i < 4; ++i) {
-      const int64_t iy = ty * 2 + i - p.pad_t;
-      for (int j = 0; j < 4; ++j) {
-        const int64_t ix = tx * 2 + j - p.pad_l;
-        px[4 * i + j] = iy >= 0 && iy < p.H && ix >= 0 && ix < p.W ? cx.x + ((b * p.H + iy) * p.W + ix) * p.C : nullptr;
-      }
-    }
+    winograd_tile_pixels<2>(p, cx.x, cx.y, cx.ldy, t, cx.TW, per_image, px, nullptr);
     int16_t* v = V + (t - t0) * ICp;
     int64_t c = 0;
     for (; c + 8 <= IC; c += 8) {
@@ -288,15 +259,8 @@ ETK_AVX2 void tiles(const Ctx& cx, int64_t t0, int64_t t1, int16_t* V, int32_t* 
     }
   }
   for (int64_t t = t0; t < t1; ++t) {
-    const int64_t b = t / per_image, ty = (t % per_image) / cx.TW, tx = t % cx.TW;
     float* py[4];
-    for (int r = 0; r < 2; ++r) {
-      const int64_t oy = ty * 2 + r;
-      for (int k = 0; k < 2; ++k) {
-        const int64_t ox = tx * 2 + k;
-        py[2 * r + k] = oy < p.OH && ox < p.OW ? cx.y + ((b * p.OH + oy) * p.OW + ox) * cx.ldy : nullptr;
-      }
-    }
+    winograd_tile_pixels<2>(p, cx.x, cx.y, cx.ldy, t, cx.TW, per_image, nullptr, py);
     const int32_t* m = M + (t - t0) * OCp;
     for (int64_t c = 0; c < OC; c += 8) output_tile(m, ms, cx, py, c, std::min<int64_t>(8, OC - c));
   }
